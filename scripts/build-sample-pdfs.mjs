@@ -1,0 +1,333 @@
+#!/usr/bin/env node
+// Builds the PDF files of the sample curriculum from their Markdown sources.
+//
+//   node scripts/build-sample-pdfs.mjs            build every PDF listed in the manifest
+//   node scripts/build-sample-pdfs.mjs SLUG ...   build only these documents
+//   node scripts/build-sample-pdfs.mjs --check    build in memory, compare with the committed
+//                                                 files, exit 1 when any differs
+//
+// Every manifest entry whose `file` is `pdf/<slug>.pdf` is built from `src/<slug>.md`
+// (paths relative to samples/curriculum/). Each `--- PAGE <n> ---` section of the source
+// becomes exactly one PDF page: the font size of a page is reduced until the page fits, and
+// the script fails if the page count of a PDF differs from the number of sections.
+//
+// Requirements:
+// - pdfkit (0.20.x). Resolved from the project's node_modules, or, when it is not installed
+//   there, through NODE_PATH, e.g.
+//     mkdir -p /tmp/pdfgen && (cd /tmp/pdfgen && npm i pdfkit@0.20.2)
+//     NODE_PATH=/tmp/pdfgen/node_modules node scripts/build-sample-pdfs.mjs
+// - Noto fonts that cover Sinhala and Tamil (Debian/Ubuntu: apt-get install fonts-noto-core),
+//   looked up in /usr/share/fonts/truetype/noto, or in the folder named by FONT_DIR.
+//
+// The output is deterministic: fixed dates and document ids derived from the metadata, so the
+// same sources and the same font files give the same bytes.
+
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CORPUS = path.join(ROOT, 'samples', 'curriculum');
+const MANIFEST = path.join(CORPUS, 'manifest.json');
+const FIXED_DATE = new Date('2025-01-01T00:00:00Z');
+const PAGE_MARKER = /^--- PAGE (\d+) ---$/;
+
+const DEFAULT_FONT_DIRS = ['/usr/share/fonts/truetype/noto', '/usr/share/fonts/noto'];
+const FONT_FILES = {
+  latin: ['NotoSans-Regular.ttf', 'NotoSans-Bold.ttf'],
+  sinhala: ['NotoSansSinhala-Regular.ttf', 'NotoSansSinhala-Bold.ttf'],
+  tamil: ['NotoSansTamil-Regular.ttf', 'NotoSansTamil-Bold.ttf'],
+};
+
+// Page layout (points). A4 with 2 cm margins.
+const PAGE = { size: 'A4', margin: 56 };
+const BASE_SIZES = [11, 10.5, 10, 9.5, 9, 8.5, 8, 7.5, 7];
+
+function fail(message) {
+  console.error(`build-sample-pdfs: ${message}`);
+  process.exit(1);
+}
+
+async function loadPdfKit() {
+  try {
+    return (await import('pdfkit')).default;
+  } catch (err) {
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+  }
+  try {
+    // CommonJS resolution honours NODE_PATH, ESM resolution does not.
+    return createRequire(import.meta.url)('pdfkit');
+  } catch {
+    fail(
+      'pdfkit is not installed.\n' +
+        '  Install it outside the project and point NODE_PATH at it:\n' +
+        '    mkdir -p /tmp/pdfgen && (cd /tmp/pdfgen && npm i pdfkit@0.20.2)\n' +
+        '    NODE_PATH=/tmp/pdfgen/node_modules node scripts/build-sample-pdfs.mjs\n' +
+        '  or add pdfkit to the project (npm i -D pdfkit@0.20.2).',
+    );
+  }
+}
+
+function findFonts() {
+  const dirs = process.env.FONT_DIR ? [process.env.FONT_DIR] : DEFAULT_FONT_DIRS;
+  const fonts = {};
+  const missing = [];
+  for (const [script, [regular, bold]] of Object.entries(FONT_FILES)) {
+    const dir = dirs.find((d) => existsSync(path.join(d, regular)));
+    if (!dir) {
+      missing.push(regular);
+      continue;
+    }
+    const boldPath = path.join(dir, bold);
+    fonts[script] = {
+      regular: path.join(dir, regular),
+      bold: existsSync(boldPath) ? boldPath : path.join(dir, regular),
+    };
+  }
+  if (missing.length > 0) {
+    fail(
+      `font file(s) not found: ${missing.join(', ')} (looked in ${dirs.join(', ')}).\n` +
+        '  On Debian/Ubuntu install them with:\n' +
+        '    apt-get update && apt-get install -y fonts-noto-core\n' +
+        '  or set FONT_DIR to a folder that holds NotoSans-Regular.ttf, NotoSansSinhala-Regular.ttf\n' +
+        '  and NotoSansTamil-Regular.ttf (Bold variants optional).',
+    );
+  }
+  return fonts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Source parsing: a tiny Markdown subset (headings, paragraphs, "- " and "1. " lists).
+
+function parsePages(source, file) {
+  const lines = source.replace(/\r\n?/g, '\n').split('\n');
+  if (!PAGE_MARKER.test(lines[0] ?? '') || lines[0] !== '--- PAGE 1 ---') {
+    fail(`${file}: the first line must be "--- PAGE 1 ---"`);
+  }
+  const pages = [];
+  let current = null;
+  for (const line of lines) {
+    const m = PAGE_MARKER.exec(line);
+    if (m) {
+      const n = Number(m[1]);
+      if (n !== pages.length + 1) fail(`${file}: expected page ${pages.length + 1}, found ${n}`);
+      current = [];
+      pages.push(current);
+    } else {
+      current.push(line);
+    }
+  }
+  return pages.map((pageLines) => parseBlocks(pageLines));
+}
+
+function parseBlocks(lines) {
+  const blocks = [];
+  let para = null;
+  const flush = () => {
+    if (para) blocks.push({ type: 'p', text: para.join(' ') });
+    para = null;
+  };
+  for (const raw of lines) {
+    const line = raw.trim();
+    let m;
+    if (line === '') {
+      flush();
+    } else if ((m = /^(#{1,3})\s+(.*)$/.exec(line))) {
+      flush();
+      blocks.push({ type: `h${m[1].length}`, text: m[2] });
+    } else if ((m = /^[-*]\s+(.*)$/.exec(line))) {
+      flush();
+      blocks.push({ type: 'li', marker: '•', text: m[1] });
+    } else if ((m = /^(\d+[.)])\s+(.*)$/.exec(line))) {
+      flush();
+      blocks.push({ type: 'li', marker: m[1], text: m[2] });
+    } else if (para === null && blocks.length > 0 && blocks.at(-1).type === 'li' && /^\s{2,}/.test(raw)) {
+      blocks.at(-1).text += ` ${line}`; // continuation line of a list item
+    } else {
+      (para ??= []).push(line);
+    }
+  }
+  flush();
+  return blocks;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Script runs: Sinhala and Tamil letters need their own fonts; spaces, digits and punctuation
+// stay in the run they are in when its font has them, so shaping is not cut inside a word.
+
+function scriptOf(cp) {
+  if (cp >= 0x0d80 && cp <= 0x0dff) return 'sinhala';
+  if (cp >= 0x0b80 && cp <= 0x0bff) return 'tamil';
+  if (cp === 0x200c || cp === 0x200d) return null; // ZWNJ / ZWJ: joins within a word
+  if (/[\p{L}\p{M}]/u.test(String.fromCodePoint(cp))) return 'latin';
+  return null; // neutral: whitespace, digits, punctuation, symbols
+}
+
+function splitRuns(text, hasGlyph) {
+  const runs = [];
+  for (const ch of text) {
+    const cp = ch.codePointAt(0);
+    let script = scriptOf(cp);
+    const last = runs.at(-1);
+    if (script === null) {
+      script = last && hasGlyph(last.script, cp) ? last.script : 'latin';
+    }
+    if (last && last.script === script) last.text += ch;
+    else runs.push({ script, text: ch });
+  }
+  return runs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+const STYLE = {
+  h1: { scale: 1.55, bold: true, before: 0, after: 0.5 },
+  h2: { scale: 1.25, bold: true, before: 0.5, after: 0.3 },
+  h3: { scale: 1.1, bold: true, before: 0.4, after: 0.2 },
+  p: { scale: 1, bold: false, before: 0, after: 0.5 },
+  li: { scale: 1, bold: false, before: 0, after: 0.25 },
+};
+
+function makeDoc(PDFDocument, meta) {
+  return new PDFDocument({
+    size: PAGE.size,
+    margin: PAGE.margin,
+    autoFirstPage: false,
+    compress: true,
+    pdfVersion: '1.7',
+    lang: meta.lang,
+    displayTitle: true,
+    info: {
+      Title: meta.title,
+      Author: 'Sample curriculum corpus (original material written for this project)',
+      Subject: meta.subject,
+      Keywords: meta.keywords,
+      Creator: 'scripts/build-sample-pdfs.mjs',
+      Producer: 'PDFKit',
+      CreationDate: FIXED_DATE,
+      ModDate: FIXED_DATE,
+    },
+  });
+}
+
+function renderPage(doc, fonts, blocks, base) {
+  doc.addPage();
+  const left = doc.page.margins.left;
+  const fullWidth = doc.page.width - doc.page.margins.left - doc.page.margins.right;
+  const fontCache = new Map();
+  const fontFor = (script, bold) => fonts[script][bold ? 'bold' : 'regular'];
+  const hasGlyph = (script, cp) => {
+    if (script === 'latin') return true;
+    const key = `${script}:${cp}`;
+    if (!fontCache.has(key)) {
+      doc.font(fontFor(script, false));
+      const fk = doc._font?.font;
+      fontCache.set(key, fk?.hasGlyphForCodePoint ? fk.hasGlyphForCodePoint(cp) : /[\s\d.,;:!?()\-'"%/=+×÷]/.test(String.fromCodePoint(cp)));
+    }
+    return fontCache.get(key);
+  };
+
+  blocks.forEach((block, i) => {
+    const style = STYLE[block.type];
+    const size = base * style.scale;
+    if (i > 0 && style.before) doc.moveDown(style.before);
+    let indent = 0;
+    let text = block.text;
+    if (block.type === 'li') {
+      indent = 14;
+      text = `${block.marker} ${text}`;
+    }
+    const runs = splitRuns(text, hasGlyph);
+    doc.x = left + indent;
+    runs.forEach((run, k) => {
+      doc.font(fontFor(run.script, style.bold)).fontSize(size);
+      const options = { continued: k < runs.length - 1, lineGap: size * 0.25 };
+      if (k === 0) doc.text(run.text, left + indent, doc.y, { ...options, width: fullWidth - indent });
+      else doc.text(run.text, options);
+    });
+    doc.x = left;
+    doc.moveDown(style.after);
+  });
+}
+
+function pageFits(PDFDocument, fonts, blocks, base) {
+  const scratch = makeDoc(PDFDocument, { lang: 'en', title: 'scratch', subject: '', keywords: '' });
+  let pages = 0;
+  scratch.on('pageAdded', () => pages++);
+  renderPage(scratch, fonts, blocks, base);
+  return pages === 1;
+}
+
+async function buildOne(PDFDocument, fonts, entry) {
+  const slug = path.basename(entry.file, '.pdf');
+  const srcFile = path.join('src', `${slug}.md`);
+  const source = (await readFile(path.join(CORPUS, srcFile), 'utf8')).normalize('NFC');
+  const pages = parsePages(source, srcFile);
+  const title = pages[0].find((b) => b.type === 'h1')?.text ?? slug;
+  const md = entry.metadata ?? {};
+  const meta = {
+    lang: { english: 'en', sinhala: 'si', tamil: 'ta' }[md.language] ?? 'en',
+    title,
+    subject: [md.subject, md.grade && `Grade ${md.grade}`, md.category, md.year].filter(Boolean).join(', '),
+    keywords: [md.subject, md.category, md.language, md.year].filter(Boolean).join(', '),
+  };
+
+  const sizes = pages.map((blocks, i) => {
+    const size = BASE_SIZES.find((s) => pageFits(PDFDocument, fonts, blocks, s));
+    if (size === undefined) fail(`${srcFile}: page ${i + 1} does not fit on one PDF page even at ${BASE_SIZES.at(-1)} pt; shorten it`);
+    return size;
+  });
+
+  const doc = makeDoc(PDFDocument, meta);
+  let pageCount = 0;
+  doc.on('pageAdded', () => pageCount++);
+  const chunks = [];
+  doc.on('data', (c) => chunks.push(c));
+  const done = new Promise((resolve, reject) => {
+    doc.on('end', resolve);
+    doc.on('error', reject);
+  });
+  pages.forEach((blocks, i) => renderPage(doc, fonts, blocks, sizes[i]));
+  doc.end();
+  await done;
+  if (pageCount !== pages.length) {
+    fail(`${srcFile}: produced ${pageCount} PDF pages for ${pages.length} source pages`);
+  }
+  return { slug, bytes: Buffer.concat(chunks), pages: pages.length, sizes };
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const check = args.includes('--check');
+  const only = new Set(args.filter((a) => !a.startsWith('--')));
+  const manifest = JSON.parse(await readFile(MANIFEST, 'utf8'));
+  const entries = manifest.filter((e) => /^pdf\/[^/]+\.pdf$/.test(e.file));
+  const selected = only.size ? entries.filter((e) => only.has(path.basename(e.file, '.pdf'))) : entries;
+  if (only.size && selected.length !== only.size) fail(`unknown slug among: ${[...only].join(', ')}`);
+
+  const PDFDocument = await loadPdfKit();
+  const fonts = findFonts();
+  await mkdir(path.join(CORPUS, 'pdf'), { recursive: true });
+
+  let stale = 0;
+  for (const entry of selected) {
+    const { slug, bytes, pages, sizes } = await buildOne(PDFDocument, fonts, entry);
+    const out = path.join(CORPUS, entry.file);
+    const note = `${pages} pages, font ${[...new Set(sizes)].join('/')} pt, ${bytes.length} bytes`;
+    if (check) {
+      const old = existsSync(out) ? await readFile(out) : null;
+      const same = old !== null && Buffer.compare(old, bytes) === 0;
+      if (!same) stale++;
+      console.log(`${same ? 'up to date' : 'DIFFERS   '} ${entry.file} (${note})`);
+    } else {
+      await writeFile(out, bytes);
+      console.log(`wrote ${path.relative(ROOT, out)} (${note})`);
+    }
+  }
+  if (check && stale > 0) fail(`${stale} PDF(s) differ from their sources; run node scripts/build-sample-pdfs.mjs`);
+}
+
+await main();
