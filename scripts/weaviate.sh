@@ -282,6 +282,7 @@ launch() {
     exec nohup "${launcher[@]}" bash -c 'echo $$ >"$0"; exec "$@"' "$PID_FILE" \
       "$bin" --scheme http --host 127.0.0.1 --port "$HTTP_PORT"
   ) </dev/null >>"$LOG_FILE" 2>&1 9>&- &
+  disown # the server outlives this script; no job notices
   local i
   for i in $(seq 1 40); do # wait for the pid file
     [[ -s $PID_FILE ]] && break

@@ -1,0 +1,120 @@
+// Operator CLI for accounts, subscriptions and API keys (until the dashboard exists).
+//   npm run keys -- account create --name "Royal College" [--email it@example.lk]
+//   npm run keys -- account list
+//   npm run keys -- subscription set --account <id> --plan free|starter|pro|enterprise
+//                    [--state active|trialing|expired|cancelled] [--trial-ends <ISO date>] [--period-end <ISO date>]
+//   npm run keys -- key create --account <id> [--name <label>] [--env live|test] [--read-only] [--allow-ip <ip or CIDR>]...
+//   npm run keys -- key list [--account <id>]
+//   npm run keys -- key revoke --key <id>
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { connect } from '../src/db/orm.js';
+import { Account, SUBSCRIPTION_STATES, type SubscriptionState } from '../src/db/entities.js';
+import { createAccount, setSubscription } from '../src/domain/accounts/accounts.js';
+import { createKey, listKeys, revokeKey } from '../src/domain/keys/keys.js';
+import { NoActivePlanError } from '../src/domain/errors.js';
+
+const USAGE = `usage: npm run keys -- <command>
+  account create --name <name> [--email <email>]
+  account list
+  subscription set --account <id> --plan <free|starter|pro|enterprise> [--state <active|trialing|expired|cancelled>] [--trial-ends <date>] [--period-end <date>]
+  key create --account <id> [--name <label>] [--env <live|test>] [--read-only] [--allow-ip <ip or CIDR>]...
+  key list [--account <id>]
+  key revoke --key <id>`;
+
+class UsageError extends Error {}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    email: { type: 'string' },
+    account: { type: 'string' },
+    plan: { type: 'string' },
+    state: { type: 'string', default: 'active' },
+    'trial-ends': { type: 'string' },
+    'period-end': { type: 'string' },
+    env: { type: 'string' },
+    'read-only': { type: 'boolean', default: false },
+    'allow-ip': { type: 'string', multiple: true },
+    key: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+function need(name: keyof typeof values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function date(name: 'trial-ends' | 'period-end'): Date | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const parsed = new Date(text);
+  if (Number.isNaN(parsed.getTime())) throw new UsageError(`--${name} must be a date such as 2026-12-31`);
+  return parsed;
+}
+
+if (values.help || positionals.length < 2) {
+  console.log(USAGE);
+  process.exit(values.help ? 0 : 2);
+}
+
+const config = loadConfig();
+const orm = await connect(config.DATABASE_URL);
+const em = orm.em.fork();
+const now = new Date();
+try {
+  const command = positionals.slice(0, 2).join(' ');
+  switch (command) {
+    case 'account create': {
+      const account = await createAccount(em, need('name'), values.email);
+      console.log(`account ${account.id} created (${account.name}); give it a plan with: npm run keys -- subscription set --account ${account.id} --plan free`);
+      break;
+    }
+    case 'account list':
+      for (const a of await em.find(Account, {}, { orderBy: { createdAt: 'asc' } })) console.log(`${a.id}  ${a.name}${a.email ? `  <${a.email}>` : ''}`);
+      break;
+    case 'subscription set': {
+      const state = values.state as SubscriptionState;
+      if (!SUBSCRIPTION_STATES.includes(state)) throw new UsageError(`--state must be one of ${SUBSCRIPTION_STATES.join(', ')}`);
+      const s = await setSubscription(em, need('account'), { planCode: need('plan'), state, trialEndsAt: date('trial-ends'), periodEnd: date('period-end') }, now);
+      console.log(`account ${need('account')}: plan ${s.plan.name}, state ${s.state}`);
+      break;
+    }
+    case 'key create': {
+      const environment = values.env ?? config.API_ENVIRONMENT;
+      if (environment !== 'live' && environment !== 'test') throw new UsageError('--env must be live or test');
+      const { key, record } = await createKey(
+        em,
+        config.KEY_HASH_SECRET,
+        { accountId: need('account'), name: values.name ?? 'default', environment, readOnly: values['read-only'], allowedIps: values['allow-ip'] },
+        now,
+      );
+      console.log(`key ${record.id} created. This is the only time it is shown; store it now:\n${key}`);
+      break;
+    }
+    case 'key list':
+      for (const k of await listKeys(em, values.account)) {
+        const options = [k.readOnly ? 'read-only' : '', k.allowedIps.length ? `ips ${k.allowedIps.join(',')}` : ''].filter(Boolean).join(', ');
+        console.log(`${k.id}  ${k.displayPrefix}…  ${k.environment}  ${k.status}  ${k.name}${options ? `  (${options})` : ''}`);
+      }
+      break;
+    case 'key revoke': {
+      const key = await revokeKey(em, need('key'), now);
+      console.log(`key ${key.id} (${key.displayPrefix}…) is revoked`);
+      break;
+    }
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+} catch (error) {
+  if (error instanceof UsageError) console.error(`${error.message}\n${USAGE}`);
+  // the specification's 402 wording, for operators as for the dashboard
+  else if (error instanceof NoActivePlanError) console.error(`402 Payment Required: ${error.message}`);
+  else console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+} finally {
+  await orm.close();
+}

@@ -1,0 +1,41 @@
+import ipaddr from 'ipaddr.js';
+import { ForbiddenError } from '../errors.js';
+import type { Principal } from './principal.js';
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Enforces the key's own options: read-only keys may only read; allow-listed keys only from their addresses. */
+export function checkKeyRestrictions(principal: Principal, method: string, clientIp: string): void {
+  if (principal.readOnly && !READ_METHODS.has(method.toUpperCase())) {
+    throw new ForbiddenError('This API key does not have permission to access this resource: the key is read-only.');
+  }
+  if (principal.allowedIps.length > 0 && !ipAllowed(clientIp, principal.allowedIps)) {
+    throw new ForbiddenError(
+      `This API key does not have permission to access this resource: requests from ${clientIp} are not allowed for this key.`,
+    );
+  }
+}
+
+/** True when `ip` lies in one of the allow-list's CIDR ranges (as stored by normaliseAllowEntry). */
+export function ipAllowed(ip: string, allowList: string[]): boolean {
+  if (!ipaddr.isValid(ip)) return false;
+  // process() unwraps an IPv4 client seen through an IPv6 socket (::ffff:a.b.c.d)
+  const address = ipaddr.process(ip);
+  return allowList.some((cidr) => {
+    const [network, bits] = ipaddr.parseCIDR(cidr);
+    return network.kind() === address.kind() && address.match(network, bits);
+  });
+}
+
+/** Canonical CIDR for an address or range given by an operator; throws on anything else. */
+export function normaliseAllowEntry(entry: string): string {
+  const text = entry.trim();
+  if (text.includes('/')) {
+    if (!ipaddr.isValidCIDR(text)) throw new Error(`'${entry}' is not a valid IP address or CIDR range`);
+    const [network, bits] = ipaddr.parseCIDR(text);
+    return `${network.toString()}/${bits}`;
+  }
+  if (!ipaddr.isValid(text)) throw new Error(`'${entry}' is not a valid IP address or CIDR range`);
+  const address = ipaddr.process(text);
+  return `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
+}

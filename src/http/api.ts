@@ -1,0 +1,107 @@
+import type { Context } from 'koa';
+import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
+import spec from '../generated/openapi.json' with { type: 'json' };
+import type { Clock } from '../clock.js';
+import { authenticate, type AuthSettings } from '../domain/keys/authenticate.js';
+import { checkKeyRestrictions } from '../domain/keys/restrictions.js';
+import { admit, currentWindow } from '../domain/limits/limiter.js';
+import type { WindowHeaders } from '../domain/limits/window.js';
+import { AuthenticationError } from '../domain/errors.js';
+import { handlers } from '../handlers/index.js';
+import type { Handler, OperationId } from '../handlers/types.js';
+import { RouteError } from './http-errors.js';
+import { readJsonBody } from './request-body.js';
+import type { AppState } from './state.js';
+
+type Ctx = Context & { state: AppState };
+
+export interface ApiDeps {
+  auth: AuthSettings;
+  clock: Clock;
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+function setWindowHeaders(ctx: Ctx, window: WindowHeaders): void {
+  ctx.set('X-RateLimit-Limit', String(window.limit));
+  ctx.set('X-RateLimit-Remaining', String(window.remaining));
+  ctx.set('X-RateLimit-Reset', String(window.reset));
+}
+
+/**
+ * Routing, security and request handling come from the contract: openapi-backend matches the
+ * operation, runs the ApiKeyAuth security handler, and calls the handler bound to the
+ * operationId. Order per request: authenticate -> key restrictions -> limiter -> body -> handler.
+ */
+export function createApi(deps: ApiDeps): OpenAPIBackend {
+  const api = new OpenAPIBackend({
+    definition: spec as unknown as Document,
+    // the document is OpenAPI 3.1, which openapi-backend's 3.0 meta-schema check rejects
+    quick: true,
+    // bodies are read only after admission and checked by the generated validators
+    validate: false,
+    strict: true,
+  });
+
+  api.registerSecurityHandler('ApiKeyAuth', async (_c: OpenApiContext, ctx: Ctx) => {
+    ctx.state.principal = await authenticate(ctx.state.em, deps.auth, ctx.get('X-API-Key') || undefined, deps.clock.now());
+    return true;
+  });
+
+  api.register({
+    unauthorizedHandler: (c: OpenApiContext) => {
+      const result = c.security?.ApiKeyAuth as { error?: unknown } | undefined;
+      throw result?.error ?? new AuthenticationError('missing_api_key', 'API key is required. Send it in the X-API-Key header.');
+    },
+    postSecurityHandler: async (c: OpenApiContext, ctx: Ctx) => {
+      const principal = ctx.state.principal;
+      if (!c.security?.authorized || !principal) return;
+      try {
+        checkKeyRestrictions(principal, ctx.method, ctx.ip);
+      } catch (error) {
+        setWindowHeaders(ctx, await currentWindow(ctx.state.em, principal, deps.clock.now()));
+        throw error;
+      }
+      const admission = await admit(
+        ctx.state.em,
+        principal,
+        { requestId: ctx.state.requestId, method: ctx.method, endpoint: c.operation.path },
+        deps.clock.now(),
+      );
+      setWindowHeaders(ctx, admission.window);
+      if (!admission.admitted) throw admission.error;
+      ctx.state.logId = admission.logId;
+    },
+    notFound: (_c: OpenApiContext, ctx: Ctx) => {
+      throw new RouteError(404, `No operation at ${ctx.path}. The API reference lists every path: /openapi.json.`);
+    },
+    methodNotAllowed: (_c: OpenApiContext, ctx: Ctx) => {
+      const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
+      throw new RouteError(405, `Method ${ctx.method} is not allowed on ${ctx.path}. Allowed: ${allow.join(', ')}.`, allow);
+    },
+    notImplemented: (c: OpenApiContext) => {
+      throw new RouteError(501, `The operation ${c.operation.operationId ?? ''} is not available yet.`);
+    },
+  });
+
+  for (const [operationId, handler] of Object.entries(handlers)) {
+    api.register(operationId, bind(operationId as OperationId, handler as Handler<OperationId>, deps));
+  }
+  return api;
+}
+
+function bind(operationId: OperationId, handler: Handler<OperationId>, deps: ApiDeps) {
+  return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
+    const body = c.operation.requestBody ? await readJsonBody(ctx, operationId) : undefined;
+    const result = await handler({
+      body: body as never,
+      principal: ctx.state.principal!,
+      em: ctx.state.em,
+      now: deps.clock.now(),
+      log: ctx.state.log,
+    });
+    ctx.state.usage = result.usage;
+    ctx.status = 200;
+    ctx.body = result.body;
+  };
+}

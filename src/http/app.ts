@@ -1,0 +1,32 @@
+import Koa from 'koa';
+import type { Orm } from '../db/orm.js';
+import type { Clock } from '../clock.js';
+import type { AuthSettings } from '../domain/keys/authenticate.js';
+import { createApi } from './api.js';
+import { errorMapper } from './error-mapper.js';
+import type { Logger } from './logger.js';
+import { requestContext } from './request-context.js';
+
+export interface AppDeps {
+  orm: Orm;
+  log: Logger;
+  clock: Clock;
+  auth: AuthSettings;
+  trustProxy: boolean;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.trustProxy });
+  const api = createApi({ auth: deps.auth, clock: deps.clock });
+  app.use(requestContext(deps.orm, deps.log));
+  app.use(errorMapper);
+  app.use(async (ctx) => {
+    await api.handleRequest(
+      { method: ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string | string[]> },
+      ctx,
+    );
+  });
+  // errors outside a request (socket resets) are logged, never printed with a stack to clients
+  app.on('error', (error: Error) => deps.log.warn({ err: error }, 'connection error'));
+  return app;
+}

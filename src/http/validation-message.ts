@@ -1,0 +1,56 @@
+import type { ErrorObject } from 'ajv';
+import { InvalidRequestError, type FieldProblem } from '../domain/errors.js';
+
+/** Turns Ajv's errors into one sentence naming the field and the rule, plus the full list. */
+export function invalidRequest(errors: ErrorObject[], body: unknown): InvalidRequestError {
+  const problems = errors.filter((e) => e.keyword !== 'if').map((e) => ({ path: pointer(e), message: describe(e, body) }));
+  const first: FieldProblem = problems[0] ?? { path: '', message: 'The request body is invalid.' };
+  return new InvalidRequestError(first.message, problems);
+}
+
+function pointer(e: ErrorObject): string {
+  const extra = e.keyword === 'additionalProperties' ? `/${(e.params as { additionalProperty: string }).additionalProperty}`
+    : e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
+  return e.instancePath + extra;
+}
+
+function fieldName(path: string): string {
+  return path.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+}
+
+function describe(e: ErrorObject, body: unknown): string {
+  const field = fieldName(e.instancePath);
+  const name = `Field '${field}'`;
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `Field '${fieldName(pointer(e))}' is required.`;
+    case 'additionalProperties':
+      return `Unknown field '${fieldName(pointer(e))}': it is not part of this request${field ? ` object '${field}'` : ''}.`;
+    case 'type':
+      return field ? `${name} must be of type ${String(p.type)}.` : `The request body must be a JSON ${String(p.type)}.`;
+    case 'enum':
+      return `${name} must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}.`;
+    case 'minLength':
+      return Number(p.limit) === 1 ? `${name} must not be empty.` : `${name} must be at least ${String(p.limit)} characters long.`;
+    case 'maxLength':
+      return `${name} must be at most ${String(p.limit)} characters long.`;
+    case 'maxItems': {
+      const sent = lookup(body, e.instancePath);
+      const count = Array.isArray(sent) ? sent.length : '?';
+      return field === 'attachments' || field === 'files'
+        ? `Too many attachments: ${count} were sent, at most ${String(p.limit)} are allowed.`
+        : `${name} must have at most ${String(p.limit)} items (${count} were sent).`;
+    }
+    case 'pattern':
+      return field === 'query' ? `${name} must contain at least one non-whitespace character.` : `${name} has an invalid format (expected ${String(p.pattern)}).`;
+    case 'format':
+      return `${name} must be a valid ${String(p.format)}.`;
+    default:
+      return `${name || 'The request body'} ${e.message ?? 'is invalid'}.`;
+  }
+}
+
+function lookup(body: unknown, path: string): unknown {
+  return fieldName(path).split('.').filter(Boolean).reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), body);
+}

@@ -1,0 +1,41 @@
+import type { Server } from 'node:http';
+import { systemClock } from './clock.js';
+import { ConfigError, loadConfig } from './config.js';
+import { connect } from './db/orm.js';
+import { createApp } from './http/app.js';
+import { createLogger } from './http/logger.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.LOG_LEVEL);
+  const orm = await connect(config.DATABASE_URL, config.DB_POOL_MAX);
+  const pending = await orm.migrator.getPending();
+  if (pending.length > 0) {
+    log.fatal({ pending: pending.map((m) => m.name) }, 'database schema is behind: run `npm run migrate` first');
+    await orm.close();
+    process.exit(1);
+  }
+  const app = createApp({
+    orm,
+    log,
+    clock: systemClock,
+    auth: { hashSecret: config.KEY_HASH_SECRET, environment: config.API_ENVIRONMENT },
+    trustProxy: config.TRUST_PROXY,
+  });
+  const server: Server = app.listen(config.PORT, config.HOST, () => {
+    log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT }, 'listening');
+  });
+  const stop = (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    server.close(() => void orm.close().then(() => process.exit(0)));
+    setTimeout(() => process.exit(0), 10_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message);
+  else console.error('failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});
