@@ -1,6 +1,6 @@
 // ESM jest with SWC transpiling TypeScript; Node 24 runs with --experimental-vm-modules.
 const transform = {
-  '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'es6' } }],
+  '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' }, experimental: { keepImportAttributes: true } }, module: { type: 'es6' } }],
 };
 const common = {
   extensionsToTreatAsEsm: ['.ts'],

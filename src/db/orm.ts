@@ -11,7 +11,7 @@ export function ormOptions(databaseUrl: string, poolMax = 20): Options {
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true },
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
     pool: { max: poolMax },
     // entities are plain definitions; no reflection or file discovery at run time
     discovery: { warnWhenNoEntities: true },

@@ -50,8 +50,9 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
 
   api.register({
     unauthorizedHandler: (c: OpenApiContext) => {
-      const result = c.security?.ApiKeyAuth as { error?: unknown } | undefined;
-      throw result?.error ?? new AuthenticationError('missing_api_key', 'API key is required. Send it in the X-API-Key header.');
+      // the security handler's exception is kept by openapi-backend as the scheme's result
+      const failure = (c.security?.ApiKeyAuth as { error?: unknown } | undefined)?.error;
+      throw failure instanceof Error ? failure : new AuthenticationError('missing_api_key', 'API key is required. Send it in the X-API-Key header.');
     },
     postSecurityHandler: async (c: OpenApiContext, ctx: Ctx) => {
       const principal = ctx.state.principal;

@@ -1,0 +1,27 @@
+# Starts the local backing services unless the environment points at existing ones, and exports
+# the settings the service reads. Source after common.sh.
+
+# A stable local secret for hashing keys, made once per data folder (never committed).
+ensure_key_secret() {
+  if [ -z "${KEY_HASH_SECRET:-}" ]; then
+    local file="$DATA_DIR/key-hash-secret"
+    if [ ! -s "$file" ]; then
+      mkdir -p "$DATA_DIR"
+      (umask 077 && openssl rand -hex 32 > "$file")
+    fi
+    KEY_HASH_SECRET="$(cat "$file")"
+    export KEY_HASH_SECRET
+  fi
+}
+
+start_services() {
+  bash "$REPO_DIR/scripts/postgres.sh" start
+  DATABASE_URL="$(bash "$REPO_DIR/scripts/postgres.sh" url)"
+  export DATABASE_URL
+  ensure_key_secret
+  node "$REPO_DIR/dist/scripts/migrate.js"
+}
+
+stop_services() {
+  bash "$REPO_DIR/scripts/postgres.sh" stop || true
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs everything the project needs into the project (nothing system-wide except the
+# "postgres" user that PostgreSQL needs when run as root): the pinned Node and npm, the npm
+# packages, the compiled service, and with --contract the Python tools of the contract tests.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+ensure_node
+cd "$REPO_DIR"
+
+# npm ci only when the lockfile changed since the last install
+stamp="node_modules/.lock-sha"
+want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  log "installing npm packages"
+  # not `npm ci`: the registry mirror here lacks other platforms' optional builds (e.g. @swc/core-darwin-*),
+  # so npm cannot record them and ci rejects the lockfile; --no-save installs the locked versions
+  npm install --no-save --no-audit --no-fund --loglevel=error
+  echo "$want" > "$stamp"
+fi
+
+log "compiling"
+npm run --silent build
+
+if [ "${1:-}" = "--contract" ]; then
+  venv="$CACHE_DIR/venv"
+  reqs="$REPO_DIR/test/contract/requirements.txt"
+  if [ ! -x "$venv/bin/st" ] || ! cmp -s "$reqs" "$venv/.requirements"; then
+    log "installing the contract-test tools (schemathesis) into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
+    cp "$reqs" "$venv/.requirements"
+  fi
+fi

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every check of the project, against real services started for the run:
+# generated-code drift, lint and types, OpenAPI lint, unit tests, integration tests (real
+# PostgreSQL, real HTTP server) and the schemathesis contract tests.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+bash "$REPO_DIR/scripts/setup.sh" --contract
+ensure_node
+cd "$REPO_DIR"
+export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
+
+log "generated code is up to date"
+npm run --silent codegen:check
+log "lint and types"
+npm run --silent lint
+log "OpenAPI lint"
+npx redocly lint --format=stylish
+
+log "unit tests"
+npm run --silent test:unit
+
+# the test services use their own ports and a data folder made fresh for every run
+export DATA_DIR="$REPO_DIR/.data/test" PG_PORT="${TEST_PG_PORT:-54339}"
+source "$REPO_DIR/scripts/lib/services.sh"
+stop_services
+rm -rf "$DATA_DIR"
+trap stop_services EXIT
+start_services
+
+log "integration tests"
+npm run --silent test:integration
+log "contract tests"
+bash "$REPO_DIR/test/contract/run.sh"

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { newKey } from './support/accounts.js';
+import { ManualClock } from './support/clock.js';
+import { call, expectDocumented } from './support/contract.js';
+import { startServer, type TestServer } from './support/server.js';
+import { recordOutcome } from '../../src/domain/usage/usage.js';
+
+let server: TestServer;
+const clock = new ManualClock('2026-07-15T09:30:00.000Z');
+
+beforeAll(async () => {
+  server = await startServer({ clock });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+interface PlanBody {
+  id: string;
+  name: string;
+  price_lkr: number;
+  rate_limit_per_minute: number;
+  rate_limit_per_day: number;
+  monthly_quota: number;
+  allowed_models: string[];
+}
+
+describe('GET /api/v1/dev/plans', () => {
+  test('returns the caller\'s plan and the whole catalogue from the database', async () => {
+    const { key } = await newKey(server.orm, { plan: 'enterprise', now: clock.now() });
+    const res = await call(`${server.url}/api/v1/dev/plans`, { key });
+    expect(res.status).toBe(200);
+    expectDocumented(res, 'getPlans');
+    const body = res.body as { current_plan: PlanBody; available_plans: PlanBody[] };
+    expect(body.current_plan.name).toBe('Enterprise');
+    expect(body.current_plan.allowed_models).toEqual(['svcai-fast', 'svcai-thinking']);
+    expect(body.available_plans.map((p) => [p.name, p.price_lkr, p.monthly_quota, p.rate_limit_per_minute, p.rate_limit_per_day, p.allowed_models])).toEqual([
+      ['Free', 0, 300, 10, 300, ['svcai-fast']],
+      ['Starter', 999, 2000, 20, 2000, ['svcai-fast']],
+      ['Pro', 3499, 10000, 60, 10000, ['svcai-fast']],
+      ['Enterprise', 14999, 50000, 200, 50000, ['svcai-fast', 'svcai-thinking']],
+    ]);
+    for (const plan of body.available_plans) expect(plan.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('GET /api/v1/dev/usage', () => {
+  test('reports requests by endpoint, tokens, cost, period and quota for the calling key only', async () => {
+    clock.set('2026-07-15T09:30:00.000Z');
+    const { key, keyId } = await newKey(server.orm, { plan: 'starter', now: clock.now() });
+    const other = await newKey(server.orm, { plan: 'starter', now: clock.now() });
+    await call(`${server.url}/api/v1/dev/plans`, { key });
+    await call(`${server.url}/api/v1/dev/plans`, { key });
+    await call(`${server.url}/api/v1/dev/plans`, { key: other.key });
+    // requests of the previous month are not in this period
+    clock.set('2026-06-30T23:59:59.000Z');
+    await call(`${server.url}/api/v1/dev/plans`, { key });
+    clock.set('2026-07-15T09:31:00.000Z');
+
+    // token use is written by the answering operations; give two logged requests some
+    const em = server.orm.em.fork();
+    const rows = await em.execute<{ id: string }[]>(
+      "select id from request_log where api_key_id = ? and created_at >= '2026-07-01' order by id",
+      [keyId],
+    );
+    await recordOutcome(em, rows[0]!.id, { status: 200, model: 'svcai-fast', tokens: 1200, costUsd: 0.0018 });
+    await recordOutcome(em, rows[1]!.id, { status: 200, model: 'svcai-fast', tokens: 345, costUsd: 0.000517 });
+
+    const res = await call(`${server.url}/api/v1/dev/usage`, { key });
+    expect(res.status).toBe(200);
+    expectDocumented(res, 'getUsage');
+    expect(res.body).toEqual({
+      total_requests: 3,
+      total_tokens: 1545,
+      total_cost_usd: 0.002317,
+      by_endpoint: { '/api/v1/dev/plans': 2, '/api/v1/dev/usage': 1 },
+      period_start: '2026-07-01',
+      period_end: '2026-07-15',
+      plan: { name: 'Starter', rate_limit_per_minute: 20, rate_limit_per_day: 2000, monthly_quota: 2000 },
+      quota_remaining: 1997,
+      quota_percentage: 0.15,
+    });
+  });
+});

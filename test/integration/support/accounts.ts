@@ -1,0 +1,33 @@
+import type { Orm } from '../../../src/db/orm.js';
+import type { SubscriptionState } from '../../../src/db/entities.js';
+import { createAccount, setSubscription } from '../../../src/domain/accounts/accounts.js';
+import { createKey } from '../../../src/domain/keys/keys.js';
+import type { KeyEnvironment } from '../../../src/domain/keys/key-format.js';
+import { HASH_SECRET } from './server.js';
+
+export interface KeyOptions {
+  plan?: 'free' | 'starter' | 'pro' | 'enterprise';
+  state?: SubscriptionState;
+  environment?: KeyEnvironment;
+  readOnly?: boolean;
+  allowedIps?: string[];
+  now?: Date;
+}
+
+/** A fresh account with a subscription and one key; every test gets its own, so tests never share counts. */
+export async function newKey(orm: Orm, options: KeyOptions = {}): Promise<{ key: string; keyId: string; accountId: string }> {
+  const em = orm.em.fork();
+  const now = options.now ?? new Date();
+  const account = await createAccount(em, `test account ${Math.random().toString(36).slice(2)}`);
+  await setSubscription(em, account.id, { planCode: options.plan ?? 'free', state: 'active' }, now);
+  const { key, record } = await createKey(
+    em,
+    HASH_SECRET,
+    { accountId: account.id, name: 'test', environment: options.environment ?? 'live', readOnly: options.readOnly, allowedIps: options.allowedIps },
+    now,
+  );
+  if (options.state && options.state !== 'active') {
+    await setSubscription(em, account.id, { planCode: options.plan ?? 'free', state: options.state }, now);
+  }
+  return { key, keyId: record.id, accountId: account.id };
+}

@@ -1,0 +1,56 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { systemClock, type Clock } from '../../../src/clock.js';
+import { connect, type Orm } from '../../../src/db/orm.js';
+import { createApp } from '../../../src/http/app.js';
+
+export const HASH_SECRET = 'integration-tests-secret-0123456789abcdef';
+
+export function databaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is not set: run the tests through scripts/test.sh');
+  return url;
+}
+
+export interface TestServer {
+  url: string;
+  orm: Orm;
+  /** Every log line the server wrote, as text. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** The real app on a real port of 127.0.0.1, with its own connection pool and an optional clock. */
+export async function startServer(options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean } = {}): Promise<TestServer> {
+  const orm = await connect(databaseUrl(), 30);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const app = createApp({
+    orm,
+    log: pino({ level: 'debug' }, sink),
+    clock: options.clock ?? systemClock,
+    auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live' },
+    trustProxy: options.trustProxy ?? false,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    orm,
+    logs,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await orm.close();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { describe, expect, test } from '@jest/globals';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const valid = { DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', KEY_HASH_SECRET: 'x'.repeat(32) };
+
+describe('configuration', () => {
+  test('defaults apply when only the required settings are given', () => {
+    expect(loadConfig(valid)).toMatchObject({ PORT: 8000, HOST: '127.0.0.1', API_ENVIRONMENT: 'live', LOG_LEVEL: 'info', TRUST_PROXY: false, DB_POOL_MAX: 20 });
+  });
+
+  test('values are parsed', () => {
+    expect(loadConfig({ ...valid, PORT: '9001', API_ENVIRONMENT: 'test', TRUST_PROXY: 'true' })).toMatchObject({ PORT: 9001, API_ENVIRONMENT: 'test', TRUST_PROXY: true });
+  });
+
+  test.each([
+    [{ KEY_HASH_SECRET: 'x'.repeat(32) }, 'DATABASE_URL'],
+    [{ ...valid, DATABASE_URL: 'mysql://x' }, 'DATABASE_URL: must be a postgres'],
+    [{ ...valid, KEY_HASH_SECRET: 'short' }, 'KEY_HASH_SECRET: must be at least 32'],
+    [{ ...valid, PORT: '70000' }, 'PORT'],
+    [{ ...valid, API_ENVIRONMENT: 'prod' }, 'API_ENVIRONMENT'],
+    [{ ...valid, TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+  ])('invalid settings name the variable (%#)', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
