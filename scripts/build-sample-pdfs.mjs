@@ -12,10 +12,7 @@
 // the script fails if the page count of a PDF differs from the number of sections.
 //
 // Requirements:
-// - pdfkit (0.20.x). Resolved from the project's node_modules, or, when it is not installed
-//   there, through NODE_PATH, e.g.
-//     mkdir -p /tmp/pdfgen && (cd /tmp/pdfgen && npm i pdfkit@0.20.2)
-//     NODE_PATH=/tmp/pdfgen/node_modules node scripts/build-sample-pdfs.mjs
+// - pdfkit, pinned in package.json (devDependencies).
 // - Noto fonts that cover Sinhala and Tamil (Debian/Ubuntu: apt-get install fonts-noto-core),
 //   looked up in /usr/share/fonts/truetype/noto, or in the folder named by FONT_DIR.
 //
@@ -24,9 +21,9 @@
 
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import PDFDocument from 'pdfkit';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CORPUS = path.join(ROOT, 'samples', 'curriculum');
@@ -40,6 +37,10 @@ const FONT_FILES = {
   sinhala: ['NotoSansSinhala-Regular.ttf', 'NotoSansSinhala-Bold.ttf'],
   tamil: ['NotoSansTamil-Regular.ttf', 'NotoSansTamil-Bold.ttf'],
 };
+// Symbols that Noto Sans lacks (−, →, √, ≈, ∪, ∩) come from Noto Sans Math when it is present.
+const OPTIONAL_FONT_FILES = {
+  math: ['NotoSansMath-Regular.ttf', 'NotoSansMath-Regular.ttf'],
+};
 
 // Page layout (points). A4 with 2 cm margins.
 const PAGE = { size: 'A4', margin: 56 };
@@ -48,26 +49,6 @@ const BASE_SIZES = [11, 10.5, 10, 9.5, 9, 8.5, 8, 7.5, 7];
 function fail(message) {
   console.error(`build-sample-pdfs: ${message}`);
   process.exit(1);
-}
-
-async function loadPdfKit() {
-  try {
-    return (await import('pdfkit')).default;
-  } catch (err) {
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
-  }
-  try {
-    // CommonJS resolution honours NODE_PATH, ESM resolution does not.
-    return createRequire(import.meta.url)('pdfkit');
-  } catch {
-    fail(
-      'pdfkit is not installed.\n' +
-        '  Install it outside the project and point NODE_PATH at it:\n' +
-        '    mkdir -p /tmp/pdfgen && (cd /tmp/pdfgen && npm i pdfkit@0.20.2)\n' +
-        '    NODE_PATH=/tmp/pdfgen/node_modules node scripts/build-sample-pdfs.mjs\n' +
-        '  or add pdfkit to the project (npm i -D pdfkit@0.20.2).',
-    );
-  }
 }
 
 function findFonts() {
@@ -85,6 +66,11 @@ function findFonts() {
       regular: path.join(dir, regular),
       bold: existsSync(boldPath) ? boldPath : path.join(dir, regular),
     };
+  }
+  for (const [script, [regular]] of Object.entries(OPTIONAL_FONT_FILES)) {
+    const dir = dirs.find((d) => existsSync(path.join(d, regular)));
+    if (dir) fonts[script] = { regular: path.join(dir, regular), bold: path.join(dir, regular) };
+    else console.warn(`build-sample-pdfs: ${regular} not found; symbols such as → and − may not render`);
   }
   if (missing.length > 0) {
     fail(
@@ -166,17 +152,30 @@ function scriptOf(cp) {
 }
 
 function splitRuns(text, hasGlyph) {
+  const chars = [...text];
+  const strong = chars.map((ch) => scriptOf(ch.codePointAt(0)));
+  // A neutral character inside a word (digits in "6CO2", a bracket after a Tamil word) takes the
+  // script of the nearest letter of the same word: before it, else after it.
+  const wordScript = (i) => {
+    for (let j = i - 1; j >= 0 && !/\s/.test(chars[j]); j--) if (strong[j]) return strong[j];
+    for (let j = i + 1; j < chars.length && !/\s/.test(chars[j]); j++) if (strong[j]) return strong[j];
+    return null;
+  };
   const runs = [];
-  for (const ch of text) {
+  chars.forEach((ch, i) => {
     const cp = ch.codePointAt(0);
-    let script = scriptOf(cp);
     const last = runs.at(-1);
+    let script = strong[i];
     if (script === null) {
-      script = last && hasGlyph(last.script, cp) ? last.script : 'latin';
+      const preferred = /\s/.test(ch) ? last?.script : (wordScript(i) ?? last?.script);
+      if (preferred && hasGlyph(preferred, cp)) script = preferred;
+    }
+    if (script === null || (script === 'latin' && !hasGlyph('latin', cp))) {
+      script = ['latin', 'math'].find((s) => hasGlyph(s, cp)) ?? 'latin';
     }
     if (last && last.script === script) last.text += ch;
     else runs.push({ script, text: ch });
-  }
+  });
   return runs;
 }
 
@@ -220,7 +219,7 @@ function renderPage(doc, fonts, blocks, base) {
   const fontCache = new Map();
   const fontFor = (script, bold) => fonts[script][bold ? 'bold' : 'regular'];
   const hasGlyph = (script, cp) => {
-    if (script === 'latin') return true;
+    if (!fonts[script]) return false;
     const key = `${script}:${cp}`;
     if (!fontCache.has(key)) {
       doc.font(fontFor(script, false));
@@ -308,13 +307,12 @@ async function main() {
   const selected = only.size ? entries.filter((e) => only.has(path.basename(e.file, '.pdf'))) : entries;
   if (only.size && selected.length !== only.size) fail(`unknown slug among: ${[...only].join(', ')}`);
 
-  const PDFDocument = await loadPdfKit();
   const fonts = findFonts();
   await mkdir(path.join(CORPUS, 'pdf'), { recursive: true });
 
   let stale = 0;
   for (const entry of selected) {
-    const { slug, bytes, pages, sizes } = await buildOne(PDFDocument, fonts, entry);
+    const { bytes, pages, sizes } = await buildOne(PDFDocument, fonts, entry);
     const out = path.join(CORPUS, entry.file);
     const note = `${pages} pages, font ${[...new Set(sizes)].join('/')} pt, ${bytes.length} bytes`;
     if (check) {

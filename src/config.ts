@@ -2,6 +2,10 @@ import { z } from 'zod';
 
 // Every setting comes from the environment and is checked once at start, so a typo fails fast
 // with a message naming the variable instead of surfacing later as a confusing runtime error.
+const price = z.object({ input: z.number().min(0), output: z.number().min(0) });
+const priceTable = z.object({ 'svcai-fast': price, 'svcai-thinking': price });
+export type PriceTable = z.output<typeof priceTable>;
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -16,6 +20,28 @@ const schema = z.object({
     .default('false')
     .transform((v) => v === 'true'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  WEAVIATE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('http://127.0.0.1:18080'),
+  WEAVIATE_GRPC_PORT: z.coerce.number().int().min(1).max(65535).default(15051),
+  WEAVIATE_API_KEY: z.string().optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OPENAI_MODEL_FAST: z.string().min(1).default('gpt-4o-mini'),
+  OPENAI_MODEL_THINKING: z.string().min(1).default('o3-mini'),
+  /** `none` turns hybrid retrieval off even when a provider is configured. */
+  OPENAI_EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */
+  MODEL_PRICES_USD: z
+    .string()
+    .default('{"svcai-fast":{"input":0.15,"output":0.6},"svcai-thinking":{"input":1.1,"output":4.4}}')
+    .transform((text, ctx) => {
+      try {
+        return priceTable.parse(JSON.parse(text));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON like {"svcai-fast":{"input":0.15,"output":0.6},"svcai-thinking":{"input":1.1,"output":4.4}}' });
+        return z.NEVER;
+      }
+    }),
 });
 
 export type Config = z.output<typeof schema>;
