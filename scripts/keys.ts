@@ -7,7 +7,7 @@
 //   npm run keys -- key list [--account <id>]
 //   npm run keys -- key revoke --key <id>
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { keyHashSecret, loadConfig } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Account, SUBSCRIPTION_STATES, type SubscriptionState } from '../src/db/entities.js';
 import { createAccount, setSubscription } from '../src/domain/accounts/accounts.js';
@@ -88,7 +88,7 @@ try {
       if (environment !== 'live' && environment !== 'test') throw new UsageError('--env must be live or test');
       const { key, record } = await createKey(
         em,
-        config.KEY_HASH_SECRET,
+        keyHashSecret(config),
         { accountId: need('account'), name: values.name ?? 'default', environment, readOnly: values['read-only'], allowedIps: values['allow-ip'] },
         now,
       );

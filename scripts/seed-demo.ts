@@ -1,5 +1,5 @@
 // First start only: creates a demo account on the Free plan and prints a demo key once.
-import { loadConfig } from '../src/config.js';
+import { keyHashSecret, loadConfig } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Account } from '../src/db/entities.js';
 import { createAccount, setSubscription } from '../src/domain/accounts/accounts.js';
@@ -17,7 +17,7 @@ try {
     const now = new Date();
     const account = await createAccount(em, DEMO_NAME);
     await setSubscription(em, account.id, { planCode: 'free', state: 'active' }, now);
-    const { key } = await createKey(em, config.KEY_HASH_SECRET, { accountId: account.id, name: 'demo', environment: config.API_ENVIRONMENT }, now);
+    const { key } = await createKey(em, keyHashSecret(config), { accountId: account.id, name: 'demo', environment: config.API_ENVIRONMENT }, now);
     console.log(`Demo account ${account.id} on the Free plan. Demo API key (shown once, store it now):\n\n  ${key}\n`);
   }
 } finally {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Quick start: installs what is missing, starts the local database, applies migrations, creates
-# a demo account (printing its key on first start) and runs the API in the foreground.
+# Quick start: installs what is missing, starts the local database and search index, applies
+# migrations, indexes the sample curriculum into the `default` store and creates a demo account
+# (both on first start; the demo key is printed then) and runs the API in the foreground.
 # Ctrl-C stops the API and the local services it started.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -9,6 +10,7 @@ bash "$REPO_DIR/scripts/setup.sh"
 ensure_node
 trap stop_services EXIT
 start_services
+node "$REPO_DIR/dist/scripts/ingest.js" --manifest "$REPO_DIR/samples/curriculum/manifest.json" --store default --if-empty
 node "$REPO_DIR/dist/scripts/seed-demo.js"
 export PORT="${PORT:-8000}"
 log "API on http://${HOST:-127.0.0.1}:$PORT (try: curl -H \"X-API-Key: <demo key>\" http://127.0.0.1:$PORT/api/v1/dev/plans)"

@@ -12,7 +12,7 @@ const schema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL'),
-  KEY_HASH_SECRET: z.string().min(32, 'must be at least 32 characters (a random secret)'),
+  KEY_HASH_SECRET: z.string().min(32, 'must be at least 32 characters (a random secret)').optional(),
   API_ENVIRONMENT: z.enum(['live', 'test']).default('live'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z
@@ -29,6 +29,7 @@ const schema = z.object({
   OPENAI_MODEL_THINKING: z.string().min(1).default('o3-mini'),
   /** `none` turns hybrid retrieval off even when a provider is configured. */
   OPENAI_EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  RETRIEVAL_TOP_K: z.coerce.number().int().min(1).max(20).default(5),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */
   MODEL_PRICES_USD: z
@@ -55,4 +56,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return result.data;
+}
+
+/** The key-hashing secret, which every program that handles API keys needs. */
+export function keyHashSecret(config: Config): string {
+  if (!config.KEY_HASH_SECRET) throw new ConfigError('Invalid configuration:\n  KEY_HASH_SECRET: required (a random secret of at least 32 characters)');
+  return config.KEY_HASH_SECRET;
 }

@@ -1,9 +1,10 @@
 import type { Server } from 'node:http';
 import { systemClock } from './clock.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, keyHashSecret, loadConfig } from './config.js';
 import { connect } from './db/orm.js';
 import { createApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
+import { createServices } from './services.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,11 +16,13 @@ async function main(): Promise<void> {
     await orm.close();
     process.exit(1);
   }
+  const services = createServices(config);
   const app = createApp({
     orm,
+    services,
     log,
     clock: systemClock,
-    auth: { hashSecret: config.KEY_HASH_SECRET, environment: config.API_ENVIRONMENT },
+    auth: { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT },
     trustProxy: config.TRUST_PROXY,
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
@@ -27,7 +30,7 @@ async function main(): Promise<void> {
   });
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
-    server.close(() => void orm.close().then(() => process.exit(0)));
+    server.close(() => void Promise.all([orm.close(), services.index.close()]).then(() => process.exit(0)));
     setTimeout(() => process.exit(0), 10_000).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

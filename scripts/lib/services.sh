@@ -18,10 +18,20 @@ start_services() {
   bash "$REPO_DIR/scripts/postgres.sh" start
   DATABASE_URL="$(bash "$REPO_DIR/scripts/postgres.sh" url)"
   export DATABASE_URL
+  # with WEAVIATE_URL set, weaviate.sh only waits for that server; give its gRPC port too
+  if [ -z "${WEAVIATE_URL:-}" ]; then
+    export WEAVIATE_HTTP_PORT="${WEAVIATE_HTTP_PORT:-18080}" WEAVIATE_GRPC_PORT="${WEAVIATE_GRPC_PORT:-15051}"
+    WEAVIATE_URL="http://127.0.0.1:$WEAVIATE_HTTP_PORT"
+    bash "$REPO_DIR/scripts/weaviate.sh" start
+    export WEAVIATE_URL
+  else
+    bash "$REPO_DIR/scripts/weaviate.sh" start
+  fi
   ensure_key_secret
   node "$REPO_DIR/dist/scripts/migrate.js"
 }
 
 stop_services() {
+  bash "$REPO_DIR/scripts/weaviate.sh" stop || true
   bash "$REPO_DIR/scripts/postgres.sh" stop || true
 }

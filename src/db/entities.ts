@@ -113,4 +113,34 @@ export const UsageCounter = defineEntity({
 });
 export type UsageCounter = InferEntity<typeof UsageCounter>;
 
-export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter];
+/** A collection of indexed documents; `default` (no owner) is readable by every key. */
+export const Store = defineEntity({
+  name: 'Store',
+  tableName: 'store',
+  properties: {
+    id: p.string().primary(),
+    // a deleted account takes its stores with it; never leave them ownerless (= public)
+    account: p.manyToOne(Account).nullable().deleteRule('cascade'),
+    createdAt: p.datetime().defaultRaw('now()'),
+  },
+});
+export type Store = InferEntity<typeof Store>;
+
+/** A document indexed into a store; its chunks live in the search index under the same id. */
+export const Document = defineEntity({
+  name: 'Document',
+  tableName: 'document',
+  properties: {
+    id: p.string().primary(),
+    store: p.manyToOne(Store).index(),
+    name: p.string(),
+    metadata: p.json<Record<string, string>>(),
+    pageCount: p.integer(),
+    chunkCount: p.integer(),
+    contentSha256: p.string().length(64),
+    ingestedAt: p.datetime(),
+  },
+});
+export type Document = InferEntity<typeof Document>;
+
+export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document];

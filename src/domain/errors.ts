@@ -62,3 +62,10 @@ export class DependencyUnavailableError extends Error {
     super(`The ${dependency} is temporarily unavailable. Please retry shortly.`, options);
   }
 }
+
+/** The model provider failed or timed out. */
+export class UpstreamError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The model provider failed to answer in time. The request was counted; please retry.', options);
+  }
+}

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { operations } from '../generated/api-types.js';
 import type { Principal } from '../domain/keys/principal.js';
+import type { Services } from '../services.js';
 
 export type OperationId = keyof operations;
 
@@ -15,6 +16,7 @@ export interface HandlerInput<K extends OperationId> {
   em: EntityManager;
   now: Date;
   log: Logger;
+  services: Services;
 }
 
 export interface HandlerOutput<K extends OperationId> {

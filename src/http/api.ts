@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
 import spec from '../generated/openapi.json' with { type: 'json' };
 import type { Clock } from '../clock.js';
+import type { Services } from '../services.js';
 import { authenticate, type AuthSettings } from '../domain/keys/authenticate.js';
 import { checkKeyRestrictions } from '../domain/keys/restrictions.js';
 import { admit, currentWindow } from '../domain/limits/limiter.js';
@@ -18,6 +19,7 @@ type Ctx = Context & { state: AppState };
 export interface ApiDeps {
   auth: AuthSettings;
   clock: Clock;
+  services: Services;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -100,6 +102,7 @@ function bind(operationId: OperationId, handler: Handler<OperationId>, deps: Api
       em: ctx.state.em,
       now: deps.clock.now(),
       log: ctx.state.log,
+      services: deps.services,
     });
     ctx.state.usage = result.usage;
     ctx.status = 200;

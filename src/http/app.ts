@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../clock.js';
+import type { Services } from '../services.js';
 import type { AuthSettings } from '../domain/keys/authenticate.js';
 import { createApi } from './api.js';
 import { errorMapper } from './error-mapper.js';
@@ -13,11 +14,12 @@ export interface AppDeps {
   clock: Clock;
   auth: AuthSettings;
   trustProxy: boolean;
+  services: Services;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy });
-  const api = createApi({ auth: deps.auth, clock: deps.clock });
+  const api = createApi({ auth: deps.auth, clock: deps.clock, services: deps.services });
   app.use(requestContext(deps.orm, deps.log));
   app.use(errorMapper);
   app.use(async (ctx) => {

@@ -7,6 +7,7 @@ import {
   LimitExceededError,
   NoActivePlanError,
   NotFoundError,
+  UpstreamError,
 } from '../domain/errors.js';
 import { isDatabaseUnavailable } from '../db/availability.js';
 import { PayloadTooLargeError, RouteError, UnsupportedContentTypeError } from './http-errors.js';
@@ -36,6 +37,7 @@ export function mapError(error: unknown, requestId: string): Mapped {
     return { status: error.status, body: { detail: error.message }, headers: error.allow.length ? { Allow: error.allow.join(', ') } : undefined };
   }
   if (error instanceof DependencyUnavailableError) return { status: 503, body: { detail: error.message } };
+  if (error instanceof UpstreamError) return { status: 502, body: { detail: error.message } };
   if (isDatabaseUnavailable(error)) {
     return { status: 503, body: { detail: new DependencyUnavailableError('database').message } };
   }

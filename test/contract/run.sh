@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Contract tests: schemathesis fuzzes every implemented operation of the running server against
-# openapi/openapi.yaml, with all checks and both valid and invalid data. Expects DATABASE_URL and
-# KEY_HASH_SECRET (scripts/test.sh provides them) and the venv from scripts/setup.sh --contract.
+# openapi/openapi.yaml, with all checks and both valid and invalid data. Expects DATABASE_URL,
+# KEY_HASH_SECRET and WEAVIATE_URL (scripts/test.sh provides them) and the venv from scripts/setup.sh --contract.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 ensure_node
 cd "$REPO_DIR"
 
 # operations with behaviour so far; each issue that builds one adds it here
-OPERATIONS=(getUsage getPlans)
+OPERATIONS=(getUsage getPlans query)
 PORT="${CONTRACT_PORT:-18200}"
 out="$DATA_DIR/contract"
 mkdir -p "$out"
 
+node dist/scripts/ingest.js --manifest samples/curriculum/manifest.json --store default --if-empty
 account="$(node dist/scripts/keys.js account create --name "contract tests" | grep -oE '[0-9a-f-]{36}' | head -1)"
 node dist/scripts/keys.js subscription set --account "$account" --plan enterprise >/dev/null
 key="$(node dist/scripts/keys.js key create --account "$account" --name contract | grep -oE '^(svc_|sk_test_)[A-Za-z0-9]+$')"

@@ -25,13 +25,13 @@ describe('routing', () => {
     expect(res.body).toEqual({ detail: expect.stringContaining('DELETE') });
   });
 
-  test('query operations are described but not built yet: 501 {detail} after authentication', async () => {
+  test('the multipart operation is described but not built yet: 501 {detail} after authentication', async () => {
     const { key } = await newKey(server.orm);
-    const res = await call(`${server.url}/api/v1/dev/query`, { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const res = await call(`${server.url}/api/v1/dev/query-multipart`, { key, method: 'POST', body: new FormData() });
     expect(res.status).toBe(501);
-    expect(res.body).toEqual({ detail: expect.stringContaining('query') });
-    const anonymous = await call(`${server.url}/api/v1/dev/query`, { method: 'POST' });
+    expect(res.body).toEqual({ detail: expect.stringContaining('queryMultipart') });
+    const anonymous = await call(`${server.url}/api/v1/dev/query-multipart`, { method: 'POST' });
     expect(anonymous.status).toBe(401);
-    expectDocumented(anonymous, 'query');
+    expectDocumented(anonymous, 'queryMultipart');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, keyHashSecret, loadConfig } from '../../src/config.js';
 
 const valid = { DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', KEY_HASH_SECRET: 'x'.repeat(32) };
 
@@ -8,12 +8,24 @@ describe('configuration', () => {
     expect(loadConfig(valid)).toMatchObject({ PORT: 8000, HOST: '127.0.0.1', API_ENVIRONMENT: 'live', LOG_LEVEL: 'info', TRUST_PROXY: false, DB_POOL_MAX: 20 });
   });
 
+  test('the key secret is needed only by programs that handle keys', () => {
+    const config = loadConfig({ DATABASE_URL: valid.DATABASE_URL });
+    expect(() => keyHashSecret(config)).toThrow('KEY_HASH_SECRET: required');
+    expect(keyHashSecret(loadConfig(valid))).toBe(valid.KEY_HASH_SECRET);
+  });
+
+  test('model prices are a JSON table per public model', () => {
+    expect(loadConfig(valid).MODEL_PRICES_USD['svcai-fast']).toEqual({ input: 0.15, output: 0.6 });
+    expect(() => loadConfig({ ...valid, MODEL_PRICES_USD: '{"svcai-fast":1}' })).toThrow('MODEL_PRICES_USD: must be JSON like');
+  });
+
   test('values are parsed', () => {
     expect(loadConfig({ ...valid, PORT: '9001', API_ENVIRONMENT: 'test', TRUST_PROXY: 'true' })).toMatchObject({ PORT: 9001, API_ENVIRONMENT: 'test', TRUST_PROXY: true });
   });
 
   test.each([
     [{ KEY_HASH_SECRET: 'x'.repeat(32) }, 'DATABASE_URL'],
+    [{ ...valid, WEAVIATE_URL: 'grpc://x' }, 'WEAVIATE_URL'],
     [{ ...valid, DATABASE_URL: 'mysql://x' }, 'DATABASE_URL: must be a postgres'],
     [{ ...valid, KEY_HASH_SECRET: 'short' }, 'KEY_HASH_SECRET: must be at least 32'],
     [{ ...valid, PORT: '70000' }, 'PORT'],

@@ -1,7 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000_initial } from './Migration20261121000000_initial.js';
+import { Migration20261121010000_stores } from './Migration20261121010000_stores.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
+  { name: 'Migration20261121010000_stores', class: Migration20261121010000_stores },
 ];

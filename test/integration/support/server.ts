@@ -5,6 +5,8 @@ import { pino } from 'pino';
 import { systemClock, type Clock } from '../../../src/clock.js';
 import { connect, type Orm } from '../../../src/db/orm.js';
 import { createApp } from '../../../src/http/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { createServices, type Services } from '../../../src/services.js';
 
 export const HASH_SECRET = 'integration-tests-secret-0123456789abcdef';
 
@@ -23,8 +25,17 @@ export interface TestServer {
 }
 
 /** The real app on a real port of 127.0.0.1, with its own connection pool and an optional clock. */
-export async function startServer(options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean } = {}): Promise<TestServer> {
-  const orm = await connect(databaseUrl(), 30);
+/** Services as the environment configures them (the test Weaviate, no model provider unless given). */
+export function testServices(overrides: Partial<Services> = {}, env: NodeJS.ProcessEnv = {}): Services {
+  const config = loadConfig({ ...process.env, OPENAI_API_KEY: undefined, KEY_HASH_SECRET: HASH_SECRET, ...env });
+  return { ...createServices(config), ...overrides };
+}
+
+export async function startServer(
+  options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean; services?: Services; databaseUrl?: string } = {},
+): Promise<TestServer> {
+  const orm = await connect(options.databaseUrl ?? databaseUrl(), 30);
+  const services = options.services ?? testServices();
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -38,6 +49,7 @@ export async function startServer(options: { clock?: Clock; environment?: 'live'
     clock: options.clock ?? systemClock,
     auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live' },
     trustProxy: options.trustProxy ?? false,
+    services,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -51,6 +63,7 @@ export async function startServer(options: { clock?: Clock; environment?: 'live'
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await orm.close();
+      await services.index.close();
     },
   };
 }

@@ -1,0 +1,114 @@
+// Indexes documents into a store.
+//   npm run ingest -- --manifest samples/curriculum/manifest.json [--store default] [--if-empty]
+//   npm run ingest -- --subject Science --grade 10 --category textbook --language english [--year 2022]
+//                     [--name "shown name.pdf"] [--store default] <file>...
+// A manifest is a JSON array of {"file": path relative to the manifest, "name": shown name,
+// "metadata": {subject, grade, category, language, year?}}. Re-ingesting a document (same store
+// and name) replaces its chunks.
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { loadConfig } from '../src/config.js';
+import { connect } from '../src/db/orm.js';
+import { Document } from '../src/db/entities.js';
+import { checkMetadata, ingestDocument, type DocumentMetadata } from '../src/domain/ingestion/ingest.js';
+import { createServices } from '../src/services.js';
+
+interface Item {
+  file: string;
+  name: string;
+  metadata: Partial<Record<keyof DocumentMetadata, string>>;
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    manifest: { type: 'string' },
+    store: { type: 'string', default: 'default' },
+    'if-empty': { type: 'boolean', default: false },
+    name: { type: 'string' },
+    subject: { type: 'string' },
+    grade: { type: 'string' },
+    category: { type: 'string' },
+    language: { type: 'string' },
+    year: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+function fail(message: string): never {
+  console.error(`ingest: ${message}\nusage: npm run ingest -- --manifest <file.json> | --subject S --grade G --category C --language L [--year Y] [--name N] <file>...`);
+  process.exit(2);
+}
+
+async function items(): Promise<Item[]> {
+  if (values.manifest) {
+    const path = resolve(values.manifest);
+    let list: unknown;
+    try {
+      list = JSON.parse(await readFile(path, 'utf8'));
+    } catch (error) {
+      fail(`cannot read the manifest ${path}: ${(error as Error).message}`);
+    }
+    if (!Array.isArray(list)) fail('the manifest must be a JSON array');
+    return (list as Item[]).map((item) => ({ ...item, file: resolve(dirname(path), item.file) }));
+  }
+  if (positionals.length === 0) fail('no files given');
+  if (values.name && positionals.length > 1) fail('--name applies to a single file');
+  const metadata = { subject: values.subject, grade: values.grade, category: values.category, language: values.language, year: values.year };
+  return positionals.map((file) => ({ file: resolve(file), name: values.name ?? basename(file), metadata }));
+}
+
+if (values.help) fail('help');
+const list = await items();
+for (const item of list) {
+  try {
+    checkMetadata(item.metadata);
+  } catch (error) {
+    fail(`${item.name}: ${(error as Error).message}`);
+  }
+}
+
+const config = loadConfig();
+const services = createServices(config);
+const orm = await connect(config.DATABASE_URL);
+const store = values.store;
+const summary = { documents: 0, pages: 0, chunks: 0, replaced: 0, failed: [] as string[] };
+try {
+  if (values['if-empty'] && (await orm.em.fork().count(Document, { store })) > 0) {
+    console.error(`ingest: store '${store}' already has documents; nothing to do`);
+  } else {
+    const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ format: 'ingesting [{bar}] {value}/{total} {name}', stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
+    bar?.start(list.length, 0, { name: '' });
+    for (const item of list) {
+      bar?.update({ name: item.name });
+      try {
+        const bytes = new Uint8Array(await readFile(item.file));
+        const result = await ingestDocument(orm.em.fork(), services.index, services.provider?.embedder ?? null, {
+          store,
+          name: item.name,
+          bytes,
+          metadata: checkMetadata(item.metadata),
+        });
+        summary.documents++;
+        summary.pages += result.pages;
+        summary.chunks += result.chunks;
+        if (result.replaced) summary.replaced++;
+        if (!bar) console.error(`ingest: ${item.name}: ${result.pages} pages, ${result.chunks} chunks${result.replaced ? ' (replaced)' : ''}`);
+      } catch (error) {
+        summary.failed.push(`${item.name}: ${(error as Error).message}`);
+      }
+      bar?.increment();
+    }
+    bar?.stop();
+    console.error(
+      `ingest: store '${store}': ${summary.documents} documents (${summary.replaced} replaced), ${summary.pages} pages, ${summary.chunks} chunks; ${summary.failed.length} failed`,
+    );
+    for (const failure of summary.failed) console.error(`  failed: ${failure}`);
+  }
+} finally {
+  await orm.close();
+  await services.index.close();
+}
+process.exitCode = summary.failed.length > 0 ? 1 : 0;

@@ -1,0 +1,42 @@
+export interface Page {
+  page: number;
+  text: string;
+}
+
+const MARKER = /^--- PAGE (\d+) ---$/;
+
+export function pageMarker(n: number): string {
+  return `--- PAGE ${n} ---`;
+}
+
+/** The inverse of splitMarkedText: every page preceded by its marker line. */
+export function joinPages(pages: Page[]): string {
+  return pages.map((p) => `${pageMarker(p.page)}\n${p.text}`).join('\n');
+}
+
+/**
+ * Pages of a text with marker lines, numbered as written. Text before the first marker is page 1;
+ * a text without markers is all page 1.
+ */
+export function splitMarkedText(text: string): Page[] {
+  const preamble: string[] = [];
+  const sections: { page: number; lines: string[] }[] = [];
+  let current = preamble;
+  for (const line of text.split('\n')) {
+    const marker = MARKER.exec(line);
+    if (marker) {
+      current = [];
+      sections.push({ page: Number(marker[1]), lines: current });
+    } else {
+      current.push(line);
+    }
+  }
+  const pages = sections.map(({ page, lines }) => ({ page, text: lines.join('\n') }));
+  const before = preamble.join('\n');
+  if (pages.length === 0) return [{ page: 1, text: before }];
+  if (before.trim() === '') return pages;
+  const first = pages[0]!;
+  if (first.page === 1) first.text = `${before}\n${first.text}`;
+  else pages.unshift({ page: 1, text: before });
+  return pages;
+}

@@ -1,0 +1,106 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Document } from '../../db/entities.js';
+import { deleteChunks, writeChunks } from '../../search-index/chunks.js';
+import type { ChunkProperties, SearchIndex } from '../../search-index/weaviate.js';
+import type { Embedder } from '../../providers/model-provider.js';
+import { chunkPages } from '../documents/chunker.js';
+import { extractDocument } from '../documents/extract.js';
+import { analysedText, stemText } from '../text/analyse.js';
+import { ensureStore } from '../stores/stores.js';
+
+export const CATEGORIES = ['past-paper', 'model-paper', 'textbook', 'tutorial', 'short-notes', 'tutes-by-teachers', 'reference'] as const;
+export const LANGUAGES = ['english', 'sinhala', 'tamil'] as const;
+
+export interface DocumentMetadata {
+  subject: string;
+  grade: string;
+  category: (typeof CATEGORIES)[number];
+  language: (typeof LANGUAGES)[number];
+  year?: string;
+}
+
+export interface IngestRequest {
+  store: string;
+  /** Shown to users as the citation's document_name; also what identifies the document in its store. */
+  name: string;
+  bytes: Uint8Array;
+  metadata: DocumentMetadata;
+  /** Owner of a store created by this ingestion (null: ownerless, readable by every key). */
+  owner?: string | null;
+}
+
+export interface IngestResult {
+  documentId: string;
+  pages: number;
+  chunks: number;
+  replaced: boolean;
+}
+
+export class InvalidMetadataError extends Error {}
+
+/** The same store and name always give the same id, so re-ingesting replaces the document. */
+export function documentId(store: string, name: string): string {
+  return `doc_${createHash('sha256').update(`${store}\u0000${name}`).digest('hex').slice(0, 24)}`;
+}
+
+export function checkMetadata(metadata: Partial<Record<keyof DocumentMetadata, string>>): DocumentMetadata {
+  const { subject, grade, category, language, year } = metadata;
+  if (!subject?.trim()) throw new InvalidMetadataError('subject is required (e.g. Science)');
+  if (!grade?.trim()) throw new InvalidMetadataError('grade is required (e.g. 10)');
+  if (!CATEGORIES.includes(category as DocumentMetadata['category'])) throw new InvalidMetadataError(`category must be one of ${CATEGORIES.join(', ')}`);
+  if (!LANGUAGES.includes(language as DocumentMetadata['language'])) throw new InvalidMetadataError(`language must be one of ${LANGUAGES.join(', ')}`);
+  return { subject: subject.trim(), grade: grade.trim(), category: category as DocumentMetadata['category'], language: language as DocumentMetadata['language'], year: year?.trim() || undefined };
+}
+
+/**
+ * Extracts, chunks and indexes one document into a store, replacing an earlier version of it.
+ * The new chunks are written under a fresh run id before the old ones are removed, and a failed
+ * write removes what it wrote, so the store never holds a half-written document.
+ */
+export async function ingestDocument(em: EntityManager, index: SearchIndex, embedder: Embedder | null, request: IngestRequest): Promise<IngestResult> {
+  const metadata = checkMetadata(request.metadata);
+  const pages = await extractDocument(request.name, request.bytes);
+  const chunks = chunkPages(pages);
+  const id = documentId(request.store, request.name);
+  const run = randomUUID();
+  await ensureStore(em, request.store, request.owner ?? null);
+
+  const properties: ChunkProperties[] = chunks.map((chunk) => ({
+    textTerms: analysedText(chunk.text),
+    textStems: stemText(chunk.text),
+    chunkText: chunk.text,
+    documentId: id,
+    documentName: request.name,
+    subject: metadata.subject,
+    grade: metadata.grade,
+    category: metadata.category,
+    language: metadata.language,
+    year: metadata.year ?? '',
+    pages: chunk.pages,
+    chunkIndex: chunk.index,
+    ingestRun: run,
+  }));
+  const vectors = embedder ? await embedder.embed(chunks.map((c) => c.text)) : undefined;
+  try {
+    await writeChunks(index, request.store, properties, vectors);
+  } catch (error) {
+    await deleteChunks(index, request.store, { documentId: id, ingestRun: run }).catch(() => undefined);
+    throw error;
+  }
+  await deleteChunks(index, request.store, { documentId: id, exceptRun: run });
+
+  const existing = await em.findOne(Document, { id });
+  const values = {
+    name: request.name,
+    metadata: { ...metadata, year: metadata.year ?? '' },
+    pageCount: pages.length,
+    chunkCount: chunks.length,
+    contentSha256: createHash('sha256').update(request.bytes).digest('hex'),
+    ingestedAt: new Date(),
+  };
+  if (existing) em.assign(existing, values);
+  else em.create(Document, { id, store: request.store, ...values });
+  await em.flush();
+  return { documentId: id, pages: pages.length, chunks: chunks.length, replaced: existing !== null };
+}

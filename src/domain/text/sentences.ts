@@ -1,0 +1,32 @@
+export interface Span {
+  start: number;
+  end: number;
+}
+
+const SENTENCES = new Intl.Segmenter('en', { granularity: 'sentence' });
+const MARKER_LINE = /^--- PAGE \d+ ---$/gm;
+// PDF text breaks lines inside sentences, and the segmenter ends a sentence at every line
+// break. Only a blank line (a paragraph break) or a list item or heading on the next line
+// should end one.
+const LINE_WRAP = /(?<!\n)\n(?![\n#•*-]|\d+[.)] )/g;
+
+/**
+ * Where the sentences of a text are: each span starts and ends at non-whitespace.
+ */
+export function sentenceSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  // Same length as `text`, so the segments' offsets point into it.
+  const joined = text.replace(LINE_WRAP, ' ');
+  for (const { segment, index } of SENTENCES.segment(joined)) {
+    const lead = segment.length - segment.trimStart().length;
+    const content = segment.trim();
+    if (content !== '') spans.push({ start: index + lead, end: index + lead + content.length });
+  }
+  return spans;
+}
+
+/** The sentences of a text, trimmed, with page marker lines left out and line breaks as spaces. */
+export function sentences(text: string): string[] {
+  const plain = text.replace(MARKER_LINE, '');
+  return sentenceSpans(plain).map(({ start, end }) => plain.slice(start, end).replace(/\s+/g, ' '));
+}

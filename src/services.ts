@@ -1,0 +1,24 @@
+import type { Config } from './config.js';
+import type { AnsweringServices } from './domain/answering/answer-question.js';
+import { OpenAiProvider } from './providers/openai-provider.js';
+import { SearchIndex } from './search-index/weaviate.js';
+
+/** The long-lived collaborators of the handlers, built once from configuration. */
+export type Services = AnsweringServices;
+
+export function createServices(config: Config): Services {
+  return {
+    index: new SearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
+    provider: config.OPENAI_API_KEY
+      ? new OpenAiProvider({
+          apiKey: config.OPENAI_API_KEY,
+          baseUrl: config.OPENAI_BASE_URL,
+          models: { 'svcai-fast': config.OPENAI_MODEL_FAST, 'svcai-thinking': config.OPENAI_MODEL_THINKING },
+          embeddingModel: config.OPENAI_EMBEDDING_MODEL === 'none' ? null : config.OPENAI_EMBEDDING_MODEL,
+          timeoutMs: config.PROVIDER_TIMEOUT_MS,
+        })
+      : null,
+    prices: config.MODEL_PRICES_USD,
+    topK: config.RETRIEVAL_TOP_K,
+  };
+}

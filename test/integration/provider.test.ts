@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
+import type { Services } from '../../src/services.js';
+import { newKey } from './support/accounts.js';
+import { call, expectDocumented } from './support/contract.js';
+import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai.js';
+import { startServer, testServices, type TestServer } from './support/server.js';
+
+// The OpenAI path against a local server that speaks the OpenAI protocol.
+let fake: FakeOpenAi;
+let services: Services;
+let server: TestServer;
+let owner: { key: string; keyId: string; accountId: string };
+const STORE = `provider-${Math.random().toString(36).slice(2, 10)}`;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAi();
+  services = testServices({}, {
+    OPENAI_API_KEY: 'test-provider-key',
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_MODEL_FAST: 'provider-fast-1',
+    OPENAI_MODEL_THINKING: 'provider-thinking-1',
+    OPENAI_EMBEDDING_MODEL: 'provider-embed-1',
+    PROVIDER_TIMEOUT_MS: '1000',
+  });
+  server = await startServer({ services });
+  owner = await newKey(server.orm, { plan: 'enterprise' });
+  for (const [name, body] of [
+    ['volcano.md', 'Volcanoes erupt when magma rises through the crust.'],
+    ['rain.md', 'Rain forms when water vapour condenses into droplets in clouds.'],
+  ]) {
+    await ingestDocument(server.orm.em.fork(), services.index, services.provider!.embedder, {
+      store: STORE,
+      owner: owner.accountId,
+      name: name!,
+      bytes: new TextEncoder().encode(`--- PAGE 1 ---\n${body}`),
+      metadata: { subject: 'Geography', grade: '8', category: 'short-notes', language: 'english' },
+    });
+  }
+}, 120_000);
+afterAll(async () => {
+  await server.close();
+  await fake.close();
+});
+
+const ask = (body: object) =>
+  call(`${server.url}/api/v1/dev/query`, { key: owner.key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ store_id: STORE, ...body }) });
+
+describe('answers from an OpenAI-compatible provider', () => {
+  test('ingestion stores embeddings; the query is hybrid; the answer is generated from the retrieved chunks only', async () => {
+    expect(fake.embeddingRequests.some((r) => r.model === 'provider-embed-1' && r.input.some((t) => t.includes('magma')))).toBe(true);
+    fake.setChat(() => ({ text: 'Magma rising through the crust makes volcanoes erupt [1].' }));
+    const res = await ask({ query: 'Why do volcanoes erupt?' });
+    expect(res.status).toBe(200);
+    expectDocumented(res, 'query');
+    expect(res.body).toMatchObject({ answer: 'Magma rising through the crust makes volcanoes erupt [1].', has_citations: true });
+    expect((res.body as { citations: { document_name: string }[] }).citations.map((c) => c.document_name)).toEqual(['volcano.md']);
+    const request = fake.chatRequests.at(-1)!;
+    expect(request.model).toBe('provider-fast-1');
+    expect(request.messages[0]!.content).toMatch(/only the numbered passages/);
+    expect(request.messages[1]!.content).toContain('Volcanoes erupt when magma rises through the crust.');
+    expect(fake.embeddingRequests.at(-1)!.input).toEqual(['Why do volcanoes erupt?']);
+  });
+
+  test('svcai-thinking maps to its configured provider model; provider-reported tokens go into usage', async () => {
+    fake.setChat(() => ({ text: 'Clouds hold droplets [2].' }));
+    const before = fake.chatRequests.length;
+    const res = await ask({ query: 'How does rain form in clouds?', model: 'svcai-thinking' });
+    expect(res.status).toBe(200);
+    expect(fake.chatRequests[before]!.model).toBe('provider-thinking-1');
+    const [row] = await server.orm.em.fork().execute<{ model: string; tokens: number }[]>(
+      'select model, tokens from request_log where api_key_id = ? order by id desc limit 1',
+      [owner.keyId],
+    );
+    const prompt = fake.chatRequests[before]!.messages.map((m) => m.content).join(' ');
+    expect(row).toEqual({ model: 'svcai-thinking', tokens: Math.ceil(prompt.length / 4) + Math.ceil('Clouds hold droplets [2].'.length / 4) });
+  });
+
+  test('a provider error is 502 {detail} and the request counts once', async () => {
+    fake.setChat(() => ({ text: 'overloaded', status: 500 }));
+    const key = await newKey(server.orm, { plan: 'enterprise' });
+    const res = await call(`${server.url}/api/v1/dev/query`, {
+      key: key.key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'Why do volcanoes erupt?' }),
+    });
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ detail: expect.stringContaining('model provider') });
+    expectDocumented(res, 'query');
+    const usage = await call(`${server.url}/api/v1/dev/usage`, { key: key.key });
+    expect(usage.body).toMatchObject({ by_endpoint: { '/api/v1/dev/query': 1 } });
+  });
+
+  test('a provider that does not answer in time is 502', async () => {
+    fake.setChat(() => ({ text: 'late', delayMs: 5_000 }));
+    const started = Date.now();
+    const res = await ask({ query: 'Why do volcanoes erupt?' });
+    expect(res.status).toBe(502);
+    expect(Date.now() - started).toBeLessThan(4_900);
+  }, 20_000);
+});

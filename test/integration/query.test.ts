@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { newKey } from './support/accounts.js';
+import { call, expectDocumented, type ApiResponse } from './support/contract.js';
+import { ingestSamples } from './support/corpus.js';
+import { startServer, testServices, type TestServer } from './support/server.js';
+import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
+import type { Services } from '../../src/services.js';
+
+let server: TestServer;
+let services: Services;
+let key: string;
+
+interface Citation {
+  document_id: string;
+  document_name: string;
+  pages: number[];
+  metadata: Record<string, string> | null;
+  chunk_text: string;
+}
+interface QueryBody {
+  answer: string;
+  citations: Citation[];
+  has_citations: boolean;
+}
+
+async function ask(body: unknown, apiKey = key): Promise<ApiResponse & { body: QueryBody }> {
+  const res = await call(`${server.url}/api/v1/dev/query`, {
+    key: apiKey,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expectDocumented(res, 'query');
+  return res as ApiResponse & { body: QueryBody };
+}
+
+const text = (s: string) => new TextEncoder().encode(s);
+// stores made by this run (a rerun against the same database must not meet them)
+const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 10)}`;
+
+beforeAll(async () => {
+  services = testServices();
+  server = await startServer({ services });
+  await ingestSamples(server.orm, services, 'default');
+  key = (await newKey(server.orm, { plan: 'enterprise' })).key;
+}, 180_000);
+afterAll(async () => {
+  await server.close();
+});
+
+describe('POST /api/v1/dev/query', () => {
+  test('answers from the curriculum with citations: document, pages, metadata and the matched text', async () => {
+    const res = await ask({ query: 'What do plants need for photosynthesis?', store_id: 'default', filters: { language: 'english' } });
+    expect(res.status).toBe(200);
+    expect(res.body.has_citations).toBe(true);
+    expect(res.body.citations.length).toBeGreaterThan(0);
+    const top = res.body.citations[0]!;
+    expect(top.document_name).toBe('grade10-science-photosynthesis.pdf');
+    expect(top.document_id).toMatch(/^doc_[0-9a-f]{24}$/);
+    expect(top.metadata).toMatchObject({ subject: 'Science', grade: '10', language: 'english', category: 'textbook' });
+    expect(top.pages.length).toBeGreaterThan(0);
+    // the extractive answer quotes the cited text, it does not invent any
+    const cited = res.body.citations.map((c) => c.chunk_text.replace(/\s+/g, ' ')).join(' ');
+    for (const sentence of res.body.answer.split(/(?<=[.?!])\s+/)) expect(cited).toContain(sentence.replace(/\s+/g, ' ').trim());
+  });
+
+  test('store_id is optional and means default', async () => {
+    const res = await ask({ query: 'What do plants need for photosynthesis?' });
+    expect(res.status).toBe(200);
+    expect(res.body.has_citations).toBe(true);
+  });
+
+  test('filters are exact whole values: Science does not match Computer Science', async () => {
+    const res = await ask({ query: 'binary numbers', filters: { subject: 'Science' } });
+    expect(res.status).toBe(200);
+    for (const c of res.body.citations) expect(c.metadata?.subject).toBe('Science');
+    const cs = await ask({ query: 'binary numbers', filters: { subject: 'Computer Science' } });
+    expect(cs.body.citations.length).toBeGreaterThan(0);
+    for (const c of cs.body.citations) expect(c.metadata?.subject).toBe('Computer Science');
+  });
+
+  test('filters are case-sensitive and combine with AND', async () => {
+    const lower = await ask({ query: 'What do plants need for photosynthesis?', filters: { subject: 'science' } });
+    expect(lower.status).toBe(200);
+    expect(lower.body).toMatchObject({ citations: [], has_citations: false });
+    expect(lower.body.answer).toMatch(/No relevant passages/);
+    const both = await ask({ query: 'ஒளித்தொகுப்பு', filters: { subject: 'Science', grade: '10', language: 'tamil' } });
+    expect(both.body.citations.length).toBeGreaterThan(0);
+    for (const c of both.body.citations) expect(c.metadata).toMatchObject({ subject: 'Science', grade: '10', language: 'tamil' });
+  });
+
+  test('a Sinhala question finds its Sinhala passage and is answered in Sinhala', async () => {
+    const res = await ask({ query: 'පරාක්‍රම සමුද්‍රය ඉදි කළේ කවුද?' });
+    expect(res.status).toBe(200);
+    expect(res.body.citations[0]?.document_name).toBe('grade10-history-polonnaruwa-si.pdf');
+    expect(res.body.citations[0]?.pages).toContain(2);
+    expect(res.body.answer).toMatch(/[\u0D80-\u0DFF]/);
+  });
+
+  test('a Tamil question finds its Tamil passage and is answered in Tamil', async () => {
+    const res = await ask({ query: 'காவல் கலங்கள் என்றால் என்ன? இலைவாய் எப்போது திறக்கிறது?' });
+    expect(res.status).toBe(200);
+    expect(res.body.citations[0]?.document_name).toBe('grade10-science-photosynthesis-ta.pdf');
+    expect(res.body.citations[0]?.pages).toContain(2);
+    expect(res.body.answer).toMatch(/[\u0B80-\u0BFF]/);
+  });
+
+  test('nothing relevant: a plain statement and no citations', async () => {
+    const res = await ask({ query: 'zyxwvut qwertyuiop' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ answer: expect.stringMatching(/No relevant passages/), citations: [], has_citations: false });
+  });
+
+  test('an unknown store is 404, and so is another account\'s store', async () => {
+    const missing = await ask({ query: 'photosynthesis', store_id: 'no-such-store' });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ detail: "Store 'no-such-store' was not found." });
+
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const ownedStore = unique('owned');
+    await ingestDocument(server.orm.em.fork(), services.index, null, {
+      store: ownedStore,
+      owner: owner.accountId,
+      name: 'private-notes.md',
+      bytes: text('--- PAGE 1 ---\nThe private notes explain the osmosis experiment with potato strips.'),
+      metadata: { subject: 'Science', grade: '9', category: 'short-notes', language: 'english' },
+    });
+    const mine = await ask({ query: 'osmosis potato strips', store_id: ownedStore }, owner.key);
+    expect(mine.status).toBe(200);
+    expect(mine.body.citations[0]?.document_name).toBe('private-notes.md');
+    const theirs = await ask({ query: 'osmosis potato strips', store_id: ownedStore });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual({ detail: `Store '${ownedStore}' was not found.` });
+  });
+
+  test('a chunk spanning two pages lists both and keeps the page marker', async () => {
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const store = unique('span');
+    await ingestDocument(server.orm.em.fork(), services.index, null, {
+      store,
+      owner: owner.accountId,
+      name: 'short.md',
+      bytes: text('--- PAGE 1 ---\nMagnets attract iron filings strongly.\n--- PAGE 2 ---\nMagnets have a north pole and a south pole.'),
+      metadata: { subject: 'Science', grade: '6', category: 'tutorial', language: 'english' },
+    });
+    const res = await ask({ query: 'magnets poles iron', store_id: store }, owner.key);
+    expect(res.body.citations[0]).toMatchObject({ document_name: 'short.md', pages: [1, 2], chunk_text: expect.stringContaining('--- PAGE 2 ---') });
+  });
+
+  test('re-ingesting a document replaces its chunks instead of adding to them', async () => {
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const store = unique('reingest');
+    const doc = (body: string) => ({
+      store,
+      owner: owner.accountId,
+      name: 'notes.md',
+      bytes: text(`--- PAGE 1 ---\n${body}`),
+      metadata: { subject: 'Science', grade: '8', category: 'short-notes' as const, language: 'english' as const },
+    });
+    const first = await ingestDocument(server.orm.em.fork(), services.index, null, doc('Volcanoes erupt molten lava called magma.'));
+    expect(first.replaced).toBe(false);
+    const second = await ingestDocument(server.orm.em.fork(), services.index, null, doc('Earthquakes shake the ground along fault lines.'));
+    expect(second).toMatchObject({ replaced: true, documentId: first.documentId });
+    const old = await ask({ query: 'volcanoes magma lava', store_id: store }, owner.key);
+    expect(old.body.citations).toEqual([]);
+    const fresh = await ask({ query: 'earthquakes fault lines', store_id: store }, owner.key);
+    expect(fresh.body.citations).toHaveLength(1);
+  });
+});
+
+describe('models and plans', () => {
+  test('a model outside the plan is 403 naming the model, the plan and the allowed models', async () => {
+    const free = await newKey(server.orm, { plan: 'free' });
+    const res = await ask({ query: 'photosynthesis', model: 'svcai-thinking' }, free.key);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({
+      error: { code: 'forbidden', message: "Model 'svcai-thinking' is not allowed on the Free plan. Allowed models: svcai-fast." },
+    });
+  });
+
+  test('Enterprise may use svcai-thinking; the default model is the plan\'s first and is recorded with tokens and cost', async () => {
+    const enterprise = await newKey(server.orm, { plan: 'enterprise' });
+    expect((await ask({ query: 'photosynthesis', model: 'svcai-thinking' }, enterprise.key)).status).toBe(200);
+    expect((await ask({ query: 'photosynthesis' }, enterprise.key)).status).toBe(200);
+    const rows = await server.orm.em.fork().execute<{ model: string; tokens: number; cost_usd: string }[]>(
+      "select model, tokens, cost_usd from request_log where api_key_id = ? and endpoint = '/api/v1/dev/query' order by id",
+      [enterprise.keyId],
+    );
+    expect(rows.map((r) => r.model)).toEqual(['svcai-thinking', 'svcai-fast']);
+    for (const r of rows) {
+      expect(r.tokens).toBeGreaterThan(50);
+      expect(Number(r.cost_usd)).toBeGreaterThan(0);
+    }
+    const usage = await call(`${server.url}/api/v1/dev/usage`, { key: enterprise.key });
+    expect(usage.body).toMatchObject({ total_requests: 3, total_tokens: rows[0]!.tokens + rows[1]!.tokens });
+  });
+});
+
+describe('bad requests get the documented errors and still count', () => {
+  const post = (body: string, contentType = 'application/json', apiKey = key) =>
+    call(`${server.url}/api/v1/dev/query`, { key: apiKey, method: 'POST', headers: { 'Content-Type': contentType }, body });
+
+  test.each([
+    ['{"query": "x", "extra": true}', 400, "Unknown field 'extra'"],
+    ['{"query": "x", "filters": {"language": "french"}}', 400, "Field 'filters.language' must be one of"],
+    ['{"query": "x", "filters": {"grade": 10}}', 400, "Field 'filters.grade' must be of type string"],
+    ['{"query": "x", "store_id": "bad store!"}', 400, "Field 'store_id' has an invalid format"],
+    ['{"query": "   "}', 400, "Field 'query' must contain at least one non-whitespace character."],
+    ['{"store_id": "default"}', 400, "Field 'query' is required."],
+    ['{"query": "x", "attachments": [{"url":"https://a.lk/1"},{"url":"https://a.lk/2"},{"url":"https://a.lk/3"},{"url":"https://a.lk/4"},{"url":"https://a.lk/5"},{"url":"https://a.lk/6"}]}', 400, 'at most 5 are allowed'],
+    ['{"query": ', 400, 'not valid JSON'],
+    ['[1, 2]', 400, 'must be a JSON object'],
+  ])('%s -> %i', async (body, status, detail) => {
+    const res = await post(body);
+    expect(res.status).toBe(status);
+    expect((res.body as { detail: string }).detail).toContain(detail);
+    expectDocumented(res, 'query');
+  });
+
+  test('a body that is not JSON is 415; one over 1 MiB is 413', async () => {
+    const wrongType = await post('query=photosynthesis', 'application/x-www-form-urlencoded');
+    expect(wrongType.status).toBe(415);
+    expect(wrongType.body).toEqual({ detail: "Unsupported Content-Type 'application/x-www-form-urlencoded'. This operation accepts application/json." });
+    expectDocumented(wrongType, 'query');
+    const big = await post(JSON.stringify({ query: 'x'.repeat(1_100_000) }));
+    expect(big.status).toBe(413);
+    expect(big.body).toEqual({ detail: 'Request body is larger than the limit of 1048576 bytes.' });
+    expectDocumented(big, 'query');
+  });
+
+  test('refused bodies count toward usage and carry the rate-limit headers', async () => {
+    const fresh = await newKey(server.orm, { plan: 'free' });
+    const res = await post('{"query": "x", "extra": 1}', 'application/json', fresh.key);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('9');
+    const usage = await call(`${server.url}/api/v1/dev/usage`, { key: fresh.key });
+    expect(usage.body).toMatchObject({ total_requests: 2, by_endpoint: { '/api/v1/dev/query': 1, '/api/v1/dev/usage': 1 } });
+  });
+});

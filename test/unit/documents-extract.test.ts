@@ -1,0 +1,103 @@
+import { describe, expect, test } from '@jest/globals';
+import { extractDocument, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+
+/** A valid PDF whose pages show the given ASCII lines (an empty string: a page without text). */
+function pdfWithPages(lines: string[]): Uint8Array {
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
+  const kids: string[] = [];
+  for (const line of lines) {
+    const content = line ? `BT /F1 12 Tf 72 720 Td (${line}) Tj ET` : '';
+    objects.push(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${objects.length} 0 R >>`);
+    kids.push(`${objects.length} 0 R`);
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${lines.length} >>`;
+  let pdf = '%PDF-1.4\n';
+  const offsets = objects.map((body, i) => {
+    const offset = pdf.length;
+    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    return offset;
+  });
+  const xref = pdf.length;
+  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  pdf += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return utf8(pdf);
+}
+
+async function failure(fileName: string, bytes: Uint8Array): Promise<UnreadableDocumentError> {
+  const error = await extractDocument(fileName, bytes).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UnreadableDocumentError);
+  return error as UnreadableDocumentError;
+}
+
+describe('extractDocument: text files', () => {
+  test('a Markdown file is normalised and split at its page markers', async () => {
+    const text = '--- PAGE 1 ---\r\n# ජල  චක්‍රය\r\n--- PAGE 2 ---\r\n  நீர் \u200Bஆவியாகிறது.  ';
+    expect(await extractDocument('water-cycle.md', utf8(text))).toEqual([
+      { page: 1, text: '# ජල චක්‍රය' },
+      { page: 2, text: 'நீர் ஆவியாகிறது.' },
+    ]);
+  });
+
+  test('a text file without markers is one page; a byte order mark is dropped', async () => {
+    expect(await extractDocument('NOTES.TXT', utf8('\uFEFFPlants make food.'))).toEqual([{ page: 1, text: 'Plants make food.' }]);
+  });
+
+  test('invalid UTF-8 is refused with the file name and what to do', async () => {
+    const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]); // "café" in Latin-1
+    const error = await failure('notes.txt', latin1);
+    expect(error.message).toBe('notes.txt is not valid UTF-8 text; save it as UTF-8 and upload it again');
+  });
+
+  test.each([
+    ['empty', ''],
+    ['blank', ' \n\t\n'],
+    ['nothing but markers', '--- PAGE 1 ---\n\n--- PAGE 2 ---\n   '],
+  ])('a file that is %s is refused', async (_, text) => {
+    expect((await failure('notes.md', utf8(text))).message).toBe('notes.md is empty: no text to index');
+  });
+
+  test.each(['x.docx', 'scan.png', 'README', 'notes.md.zip'])('%s is an unsupported type', async (name) => {
+    expect((await failure(name, utf8('Some text.'))).message).toBe(`${name}: unsupported file type; use PDF, .txt or .md`);
+  });
+});
+
+describe('extractDocument: PDFs', () => {
+  test('pages are numbered 1..n and a page without text stays, empty', async () => {
+    expect(await extractDocument('grade10.pdf', pdfWithPages(['Leaves are green.', '', 'Roots take up water.']))).toEqual([
+      { page: 1, text: 'Leaves are green.' },
+      { page: 2, text: '' },
+      { page: 3, text: 'Roots take up water.' },
+    ]);
+  });
+
+  test('a PDF without any text is refused', async () => {
+    expect((await failure('scan.pdf', pdfWithPages(['', '']))).message).toBe(
+      'scan.pdf has no extractable text (scanned images are not supported)',
+    );
+  });
+
+  test('bytes that start like a PDF but are not one are refused with the reason', async () => {
+    const error = await failure('grade10.pdf', utf8('%PDF-1.7\nthis is not really a PDF'));
+    expect(error.message).toMatch(/^grade10\.pdf is not a readable PDF: \S/);
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  test('a .pdf name on bytes that are not a PDF is refused', async () => {
+    expect((await failure('grade10.pdf', utf8('Plants make food.'))).message).toBe(
+      'grade10.pdf is not a readable PDF: it does not start with %PDF-',
+    );
+  });
+
+  test('PDF bytes under another extension are refused', async () => {
+    expect((await failure('grade10.txt', pdfWithPages(['Leaves are green.']))).message).toBe(
+      'grade10.txt contains a PDF; name it with the .pdf extension and upload it again',
+    );
+  });
+});

@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from '@jest/globals';
+import { extractPdfPages, repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
+
+describe('repairVisualOrder', () => {
+  test('recovers the Sinhala and Tamil words of the stack notes exactly', () => {
+    expect(repairVisualOrder('සංශ්ෙල්ෂණය')).toBe('සංශ්ලේෂණය');
+    expect(repairVisualOrder('ஒளிச்ேசர்க்ைக')).toBe('ஒளிச்சேர்க்கை');
+  });
+
+  test.each([
+    ['Sinhala ො from ෙ + consonant + ා', 'ෙකාටස්', 'කොටස්'],
+    ['Sinhala ෝ from ෙ + consonant + ා + ්', 'ෙහා්', 'හෝ'],
+    ['Sinhala ෞ from ෙ + consonant + ෟ', 'ෙපෟද්ගලික', 'පෞද්ගලික'],
+    ['Sinhala ෛ', 'ෛවද්‍ය', 'වෛද්‍ය'],
+    ['Sinhala ෙ before a ZWJ conjunct', 'ෙෆ්‍රන්ච්', 'ෆ්‍රෙන්ච්'],
+    ['Sinhala ේ whose virama came out inside the conjunct', 'ෙශ්්‍රණිය', 'ශ්‍රේණිය'],
+    ['Sinhala vowel sign drawn on the first consonant of a conjunct', 'කි්‍රයාවලිය', 'ක්‍රියාවලිය'],
+    ['Tamil ொ from ெ + consonant + ா', 'ஒளித்ெதாகுப்பு', 'ஒளித்தொகுப்பு'],
+    ['Tamil ோ from ே + consonant + ா', 'இச்ெசயன்முைறயின்ேபாது', 'இச்செயன்முறையின்போது'],
+    ['Tamil ௌ from ெ + consonant + ௗ', 'ெகௗரவம்', 'கௌரவம்'],
+    ['Tamil ே before the conjunct க்ஷ', 'ேக்ஷத்திரம்', 'க்ஷேத்திரம்'],
+  ])('%s', (_, visual, logical) => {
+    expect(repairVisualOrder(visual)).toBe(logical);
+  });
+
+  test('in visual text a sign is moved even where it follows a consonant', () => {
+    // உணைவ on its own could be read either way; beside the word-initial ே it is visual order
+    expect(repairVisualOrder('பச்ைசத் தாவரங்கள் தமக்குத் ேதைவயான உணைவத் தாேம தயாரிக்கின்றன.')).toBe(
+      'பச்சைத் தாவரங்கள் தமக்குத் தேவையான உணவைத் தாமே தயாரிக்கின்றன.',
+    );
+    expect(repairVisualOrder('සම්පූර්ණ වස්තුවක් සමාන ෙකාටස්වලට ෙබදූ විට')).toBe('සම්පූර්ණ වස්තුවක් සමාන කොටස්වලට බෙදූ විට');
+  });
+
+  test.each([
+    ['Sinhala', 'ප්‍රභාසංශ්ලේෂණය ශ්‍රේණිය කොටස් හෝ පෞද්ගලික වෛද්‍ය ක්‍රියාවලිය'],
+    ['Tamil', 'பச்சைத் தாவரங்கள் தமக்குத் தேவையான உணவைத் தாமே தயாரிக்கின்றன. ஒளிச்சேர்க்கை கௌரவம்'],
+    ['English', 'Photosynthesis: 6CO2 + 6H2O -> C6H12O6 + 6O2 (in light).'],
+    ['mixed', 'Grade 10 ජීව විද්‍යාව / தரம் 10 விஞ்ஞானம்'],
+  ])('leaves correctly ordered %s text as it is', (_, text) => {
+    expect(repairVisualOrder(text)).toBe(text);
+  });
+
+  test('is idempotent', () => {
+    const visual = 'ෙකාටස් ෙශ්්‍රණිය කි්‍රයාවලිය ஒளித்ெதாகுப்பு ேதைவயான உணைவத்';
+    const once = repairVisualOrder(visual);
+    expect(once).not.toBe(visual);
+    expect(repairVisualOrder(once)).toBe(once);
+  });
+
+  test('returns NFC', () => {
+    expect(repairVisualOrder('\u0D9A\u0DD9\u0DCF')).toBe('\u0D9A\u0DDC');
+  });
+});
+
+// Multi-page samples generated from samples/curriculum/src/<slug>.md (one PDF page per source
+// page). Each word needs a repair: pdf.js gives it in visual order.
+describe.each([
+  ['grade6-mathematics-fractions-si', ['කොටස්', 'ශ්‍රේණිය', 'ලැබේ']],
+  ['grade10-science-photosynthesis-ta', ['ஒளித்தொகுப்பு', 'தேவையான', 'இச்செயன்முறையின்போது']],
+])('extractPdfPages on the %s sample', (slug, words) => {
+  const samples = new URL('../../samples/curriculum/', import.meta.url);
+  const source = readFileSync(new URL(`src/${slug}.md`, samples), 'utf8');
+  const bytes = readFileSync(new URL(`pdf/${slug}.pdf`, samples));
+
+  test('gives one text per source page, with the source words in logical order', async () => {
+    const pages = await extractPdfPages(bytes);
+    expect(pages).toHaveLength(source.match(/^--- PAGE \d+ ---$/gm)!.length);
+    for (const word of words) {
+      expect(source).toContain(word);
+      expect(pages.join('\n')).toContain(word);
+    }
+  });
+
+  test('leaves the caller’s bytes as they were', async () => {
+    const copy = new Uint8Array(bytes);
+    await extractPdfPages(copy);
+    expect(copy).toEqual(new Uint8Array(bytes));
+  });
+});

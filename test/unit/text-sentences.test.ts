@@ -1,0 +1,56 @@
+import { describe, expect, test } from '@jest/globals';
+import { sentenceSpans, sentences } from '../../src/domain/text/sentences.js';
+
+describe('sentences', () => {
+  test('splits English, Sinhala and Tamil text into trimmed sentences', () => {
+    expect(sentences('Plants make food.  They need light! Do they?  ')).toEqual([
+      'Plants make food.',
+      'They need light!',
+      'Do they?',
+    ]);
+    expect(sentences('ජලය වාෂ්ප වේ. වලාකුළු සෑදේ.')).toEqual(['ජලය වාෂ්ප වේ.', 'වලාකුළු සෑදේ.']);
+    expect(sentences('இலைகள் பச்சை நிறமானவை. அவை ஒளியை உறிஞ்சுகின்றன.')).toEqual([
+      'இலைகள் பச்சை நிறமானவை.',
+      'அவை ஒளியை உறிஞ்சுகின்றன.',
+    ]);
+  });
+
+  test('leaves page marker lines out', () => {
+    expect(sentences('--- PAGE 1 ---\nA cat sat.\n--- PAGE 2 ---\nA dog ran.')).toEqual(['A cat sat.', 'A dog ran.']);
+  });
+
+  test('a line break inside a sentence, as PDFs have, does not end it', () => {
+    expect(sentences('Plants make\nfood in their\nleaves. Animals do not.')).toEqual([
+      'Plants make food in their leaves.',
+      'Animals do not.',
+    ]);
+  });
+
+  test('a blank line, a list item or a heading on the next line ends a sentence', () => {
+    expect(sentences('Fractions\n\nA fraction is a part')).toEqual(['Fractions', 'A fraction is a part']);
+    expect(sentences('Types\n- proper fractions\n- improper fractions\n• mixed numbers\n1. first\n# Next')).toEqual([
+      'Types',
+      '- proper fractions',
+      '- improper fractions',
+      '• mixed numbers',
+      '1. first',
+      '# Next',
+    ]);
+  });
+
+  test('a decimal point does not end a sentence', () => {
+    expect(sentences('Pi is about 3.14 in value. It never ends.')).toEqual(['Pi is about 3.14 in value.', 'It never ends.']);
+  });
+
+  test('blank text has no sentences', () => {
+    expect(sentences(' \n\n ')).toEqual([]);
+  });
+});
+
+describe('sentenceSpans', () => {
+  test('spans point into the original text and start and end at non-whitespace', () => {
+    const text = '  First line\nwraps here.\n\n  Second one.  ';
+    const spans = sentenceSpans(text);
+    expect(spans.map(({ start, end }) => text.slice(start, end))).toEqual(['First line\nwraps here.', 'Second one.']);
+  });
+});
