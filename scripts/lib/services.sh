@@ -24,6 +24,7 @@ start_services() {
     WEAVIATE_URL="http://127.0.0.1:$WEAVIATE_HTTP_PORT"
     bash "$REPO_DIR/scripts/weaviate.sh" start
     export WEAVIATE_URL
+    LOCAL_WEAVIATE=1
   else
     bash "$REPO_DIR/scripts/weaviate.sh" start
   fi
@@ -32,6 +33,9 @@ start_services() {
 }
 
 stop_services() {
-  bash "$REPO_DIR/scripts/weaviate.sh" stop || true
+  # the URL exported for the service must not make weaviate.sh take our own server for an external one
+  if [ -n "${LOCAL_WEAVIATE:-}" ] || [ -z "${WEAVIATE_URL:-}" ]; then
+    WEAVIATE_URL='' bash "$REPO_DIR/scripts/weaviate.sh" stop || true
+  fi
   bash "$REPO_DIR/scripts/postgres.sh" stop || true
 }
