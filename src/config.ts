@@ -30,6 +30,11 @@ const schema = z.object({
   /** `none` turns hybrid retrieval off even when a provider is configured. */
   OPENAI_EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small'),
   RETRIEVAL_TOP_K: z.coerce.number().int().min(1).max(20).default(5),
+  /** Whether the provider models read image attachments (multimodal). */
+  OPENAI_IMAGE_INPUT: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */
   MODEL_PRICES_USD: z

@@ -1,10 +1,15 @@
 import type { Config } from './config.js';
 import type { AnsweringServices } from './domain/answering/answer-question.js';
+import type { AttachmentFetcher } from './domain/attachments/download.js';
+import { safeFetch } from './domain/attachments/safe-fetch.js';
 import { OpenAiProvider } from './providers/openai-provider.js';
 import { SearchIndex } from './search-index/weaviate.js';
 
 /** The long-lived collaborators of the handlers, built once from configuration. */
-export type Services = AnsweringServices;
+export interface Services extends AnsweringServices {
+  /** Production always downloads with the strict defaults; only tests construct another fetcher. */
+  fetchAttachment: AttachmentFetcher;
+}
 
 export function createServices(config: Config): Services {
   return {
@@ -16,8 +21,10 @@ export function createServices(config: Config): Services {
           models: { 'svcai-fast': config.OPENAI_MODEL_FAST, 'svcai-thinking': config.OPENAI_MODEL_THINKING },
           embeddingModel: config.OPENAI_EMBEDDING_MODEL === 'none' ? null : config.OPENAI_EMBEDDING_MODEL,
           timeoutMs: config.PROVIDER_TIMEOUT_MS,
+          acceptsImages: config.OPENAI_IMAGE_INPUT,
         })
       : null,
+    fetchAttachment: (url) => safeFetch(url),
     prices: config.MODEL_PRICES_USD,
     topK: config.RETRIEVAL_TOP_K,
   };

@@ -169,10 +169,11 @@ export interface components {
          * @example {
          *       "query": "Solve question 3 on this past paper page.",
          *       "store_id": "default",
-         *       "filters": "{\"category\":\"past-paper\",\"subject\":\"Mathematics\",\"grade\":\"11\"}",
-         *       "files": [
-         *         "(binary content of maths-2022-page3.jpg)"
-         *       ]
+         *       "filters": {
+         *         "category": "past-paper",
+         *         "subject": "Mathematics",
+         *         "grade": "11"
+         *       }
          *     }
          */
         QueryMultipartRequest: {
@@ -188,13 +189,12 @@ export interface components {
              */
             store_id?: string;
             /**
-             * @description Optional metadata filters: a JSON object written as text, with the keys and values
-             *     of `Filters` (for example `{"subject":"Science","grade":"10"}`). Text that is not
-             *     such an object answers `400`. Send it as a plain text part (its `Content-Type`, if
-             *     any, is not used).
-             * @example {"subject":"Mathematics","grade":"11","category":"past-paper"}
+             * @description Optional metadata filters: a part holding a JSON object with the keys and values of
+             *     `Filters` (for example `{"subject":"Science","grade":"10"}`). The part's
+             *     `Content-Type` may be `application/json` or absent (text); content that is not such
+             *     an object answers `400`.
              */
-            filters?: string;
+            filters?: components["schemas"]["Filters"];
             /**
              * @description The model to answer with (`svcai-thinking`: Enterprise only, otherwise `403`). When
              *     omitted, the first model allowed by the caller's plan.
@@ -208,9 +208,6 @@ export interface components {
              *     file name's extension, then the part's `Content-Type`, and must agree with the
              *     file's magic bytes. Files are held in memory only and never stored; their contents
              *     are sent to the model provider when one is configured.
-             * @example [
-             *       "(binary content of maths-2022-page3.jpg)"
-             *     ]
              */
             files?: string[];
         };

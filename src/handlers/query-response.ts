@@ -5,7 +5,7 @@ import type { HandlerOutput } from './types.js';
 type QueryResponse = components['schemas']['QueryResponse'];
 
 /** The response shape shared by the JSON and multipart query operations. */
-export function toQueryResponse(result: AnswerData): HandlerOutput<'query'> {
+export function toQueryResponse(result: AnswerData): HandlerOutput<'query'> & HandlerOutput<'queryMultipart'> {
   const body: QueryResponse = {
     answer: result.answer,
     citations: result.citations.map((c) => ({

@@ -11,6 +11,7 @@ import { AuthenticationError } from '../domain/errors.js';
 import { handlers } from '../handlers/index.js';
 import type { Handler, OperationId } from '../handlers/types.js';
 import { RouteError } from './http-errors.js';
+import { readMultipartQuery } from './multipart.js';
 import { readJsonBody } from './request-body.js';
 import type { AppState } from './state.js';
 
@@ -82,9 +83,6 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
       throw new RouteError(405, `Method ${ctx.method} is not allowed on ${ctx.path}. Allowed: ${allow.join(', ')}.`, allow);
     },
-    notImplemented: (c: OpenApiContext) => {
-      throw new RouteError(501, `The operation ${c.operation.operationId ?? ''} is not available yet.`);
-    },
   });
 
   for (const [operationId, handler] of Object.entries(handlers)) {
@@ -95,7 +93,11 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
 
 function bind(operationId: OperationId, handler: Handler<OperationId>, deps: ApiDeps) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
-    const body = c.operation.requestBody ? await readJsonBody(ctx, operationId) : undefined;
+    const body = !c.operation.requestBody
+      ? undefined
+      : operationId === 'queryMultipart'
+        ? await readMultipartQuery(ctx)
+        : await readJsonBody(ctx, operationId);
     const result = await handler({
       body: body as never,
       principal: ctx.state.principal!,

@@ -10,10 +10,17 @@ import {
   UpstreamError,
 } from '../domain/errors.js';
 import { isDatabaseUnavailable } from '../db/availability.js';
+import { AttachmentFetchError, AttachmentTooLargeError } from '../domain/attachments/safe-fetch.js';
+import { UnsafeUrlError } from '../domain/attachments/address-policy.js';
+import { ContentMismatchError, UnsupportedMediaTypeError } from '../domain/attachments/media-type.js';
+import { UnreadableDocumentError } from '../domain/documents/extract.js';
 import { PayloadTooLargeError, RouteError, UnsupportedContentTypeError } from './http-errors.js';
 import type { AppState } from './state.js';
 
 type Mapped = { status: number; body: unknown; headers?: Record<string, string> };
+
+/** Attachments the service cannot or may not use: the client's to fix, each message says how. */
+const BAD_ATTACHMENT = [UnsafeUrlError, AttachmentFetchError, AttachmentTooLargeError, UnsupportedMediaTypeError, ContentMismatchError, UnreadableDocumentError];
 
 /** The one place where failures become the documented status codes and bodies. */
 export function mapError(error: unknown, requestId: string): Mapped {
@@ -29,6 +36,7 @@ export function mapError(error: unknown, requestId: string): Mapped {
   if (error instanceof InvalidRequestError) {
     return { status: 400, body: error.problems.length ? { detail: error.message, errors: error.problems } : { detail: error.message } };
   }
+  if (BAD_ATTACHMENT.some((kind) => error instanceof kind)) return { status: 400, body: { detail: (error as Error).message } };
   if (error instanceof NotFoundError) return { status: 404, body: { detail: error.message } };
   if (error instanceof NoActivePlanError) return { status: 402, body: { detail: error.message } };
   if (error instanceof PayloadTooLargeError) return { status: 413, body: { detail: error.message } };

@@ -15,7 +15,7 @@ export class UnsupportedContentTypeError extends Error {
 /** An unknown path or method: answered in the {detail} shape. */
 export class RouteError extends Error {
   constructor(
-    readonly status: 404 | 405 | 501,
+    readonly status: 404 | 405,
     message: string,
     readonly allow: string[] = [],
   ) {

@@ -35,7 +35,13 @@ export async function readJsonBody(ctx: Context, operationId: string): Promise<u
     if (framing.status === 400) throw new InvalidRequestError('The request body is not valid JSON.');
     throw error;
   }
-  const validate = (validators as unknown as Record<string, ValidateFunction | undefined>)[operationId];
-  if (validate && !validate(body)) throw invalidRequest(validate.errors ?? [], body);
-  return body;
+  return validated(operationId, body);
+}
+
+/** Checks a value against a generated validator ("<operationId>" for bodies, or a schema name). */
+export function validated<T>(key: string, value: T): T {
+  const validate = (validators as unknown as Record<string, ValidateFunction | undefined>)[key];
+  if (!validate) throw new Error(`no generated validator named ${key}`);
+  if (!validate(value)) throw invalidRequest(validate.errors ?? [], value);
+  return value;
 }

@@ -1,10 +1,9 @@
 /** The public model names; configuration maps each to a provider model. */
 export type PublicModel = 'svcai-fast' | 'svcai-thinking';
 
-export interface ChatMessage {
-  role: 'system' | 'user';
-  content: string;
-}
+export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+export type ChatMessage = { role: 'system'; content: string } | { role: 'user'; content: string | ContentPart[] };
 
 export interface Completion {
   text: string;
@@ -17,6 +16,8 @@ export interface ModelProvider {
   complete(model: PublicModel, messages: ChatMessage[]): Promise<Completion>;
   /** Embeddings for hybrid retrieval, or null when embeddings are turned off. */
   readonly embedder: Embedder | null;
+  /** Whether the configured models read image inputs. */
+  readonly acceptsImages: boolean;
 }
 
 export interface Embedder {

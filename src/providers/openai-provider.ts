@@ -9,6 +9,8 @@ export interface OpenAiSettings {
   /** null turns embeddings (and so hybrid retrieval) off */
   embeddingModel: string | null;
   timeoutMs: number;
+  /** the configured models read image inputs */
+  acceptsImages: boolean;
 }
 
 const EMBED_BATCH = 64;
@@ -17,8 +19,10 @@ const EMBED_BATCH = 64;
 export class OpenAiProvider implements ModelProvider {
   private readonly client: OpenAI;
   readonly embedder: Embedder | null;
+  readonly acceptsImages: boolean;
 
   constructor(private readonly settings: OpenAiSettings) {
+    this.acceptsImages = settings.acceptsImages;
     this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, timeout: settings.timeoutMs, maxRetries: 1 });
     const embeddingModel = settings.embeddingModel;
     this.embedder = embeddingModel ? { embed: (texts) => this.embed(embeddingModel, texts) } : null;

@@ -3,7 +3,7 @@ import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
 import { call, expectDocumented } from './support/contract.js';
-import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai.js';
+import { messageText, startFakeOpenAi, type FakeOpenAi } from './support/fake-openai.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 
 // The OpenAI path against a local server that speaks the OpenAI protocol.
@@ -57,8 +57,8 @@ describe('answers from an OpenAI-compatible provider', () => {
     expect((res.body as { citations: { document_name: string }[] }).citations.map((c) => c.document_name)).toEqual(['volcano.md']);
     const request = fake.chatRequests.at(-1)!;
     expect(request.model).toBe('provider-fast-1');
-    expect(request.messages[0]!.content).toMatch(/only the numbered passages/);
-    expect(request.messages[1]!.content).toContain('Volcanoes erupt when magma rises through the crust.');
+    expect(messageText(request.messages[0]!.content)).toMatch(/only the numbered passages/);
+    expect(messageText(request.messages[1]!.content)).toContain('Volcanoes erupt when magma rises through the crust.');
     expect(fake.embeddingRequests.at(-1)!.input).toEqual(['Why do volcanoes erupt?']);
   });
 
@@ -72,7 +72,7 @@ describe('answers from an OpenAI-compatible provider', () => {
       'select model, tokens from request_log where api_key_id = ? order by id desc limit 1',
       [owner.keyId],
     );
-    const prompt = fake.chatRequests[before]!.messages.map((m) => m.content).join(' ');
+    const prompt = fake.chatRequests[before]!.messages.map((m) => messageText(m.content)).join(' ');
     expect(row).toEqual({ model: 'svcai-thinking', tokens: Math.ceil(prompt.length / 4) + Math.ceil('Clouds hold droplets [2].'.length / 4) });
   });
 

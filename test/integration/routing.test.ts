@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { newKey } from './support/accounts.js';
 import { call, expectDocumented } from './support/contract.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -25,13 +24,16 @@ describe('routing', () => {
     expect(res.body).toEqual({ detail: expect.stringContaining('DELETE') });
   });
 
-  test('the multipart operation is described but not built yet: 501 {detail} after authentication', async () => {
-    const { key } = await newKey(server.orm);
-    const res = await call(`${server.url}/api/v1/dev/query-multipart`, { key, method: 'POST', body: new FormData() });
-    expect(res.status).toBe(501);
-    expect(res.body).toEqual({ detail: expect.stringContaining('queryMultipart') });
-    const anonymous = await call(`${server.url}/api/v1/dev/query-multipart`, { method: 'POST' });
-    expect(anonymous.status).toBe(401);
-    expectDocumented(anonymous, 'queryMultipart');
+  test('every operation of the contract has its handler: anonymous calls are 401, never 501', async () => {
+    for (const [method, path, operationId] of [
+      ['POST', '/api/v1/dev/query', 'query'],
+      ['POST', '/api/v1/dev/query-multipart', 'queryMultipart'],
+      ['GET', '/api/v1/dev/usage', 'getUsage'],
+      ['GET', '/api/v1/dev/plans', 'getPlans'],
+    ] as const) {
+      const res = await call(`${server.url}${path}`, { method });
+      expect(res.status).toBe(401);
+      expectDocumented(res, operationId);
+    }
   });
 });

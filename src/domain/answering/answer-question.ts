@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PriceTable } from '../../config.js';
 import type { Plan } from '../../db/entities.js';
-import type { Hit, MetadataFilters } from '../../search-index/chunks.js';
+import type { MetadataFilters } from '../../search-index/chunks.js';
 import type { SearchIndex } from '../../search-index/weaviate.js';
 import type { ModelProvider, PublicModel } from '../../providers/model-provider.js';
+import type { ImageAttachment, PreparedAttachment, TextAttachment } from '../attachments/prepare.js';
 import { ForbiddenError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
 import { retrieve } from '../retrieval/retrieve.js';
@@ -11,6 +12,7 @@ import { DEFAULT_STORE, readableStore } from '../stores/stores.js';
 import { costUsd, countTokens } from './cost.js';
 import { extractiveAnswer } from './extractive.js';
 import { generativeAnswer } from './generative.js';
+import { fromAttachment, fromHit, type Passage } from './passage.js';
 
 export interface AnsweringServices {
   index: SearchIndex;
@@ -25,13 +27,14 @@ export interface Question {
   storeId?: string;
   filters?: MetadataFilters;
   model?: PublicModel;
+  attachments?: PreparedAttachment[];
 }
 
 export interface CitationData {
   documentId: string;
   documentName: string;
   pages: number[];
-  metadata: Record<string, string>;
+  metadata: Record<string, string> | null;
   chunkText: string;
 }
 
@@ -53,38 +56,55 @@ export function resolveModel(plan: Plan, requested: PublicModel | undefined): Pu
   return model;
 }
 
-function citation(hit: Hit): CitationData {
-  const { chunk } = hit;
-  const metadata: Record<string, string> = {};
-  for (const key of ['grade', 'subject', 'category', 'language', 'year'] as const) if (chunk[key]) metadata[key] = chunk[key];
-  return { documentId: chunk.documentId, documentName: chunk.documentName, pages: chunk.pages, metadata, chunkText: chunk.chunkText };
+function citation(passage: Passage): CitationData {
+  return { documentId: passage.documentId, documentName: passage.documentName, pages: passage.pages, metadata: passage.metadata, chunkText: passage.text };
+}
+
+/** How much of each attached text joins the question when searching the store. */
+const STEERING_CHARS = 500;
+
+function unreadImagesNote(images: ImageAttachment[]): string {
+  const names = images.map((i) => `'${i.name}'`).join(', ');
+  return `The attached image${images.length > 1 ? 's' : ''} ${names} could not be read: this service has no image-capable model configured. The answer uses the text only.`;
 }
 
 export async function answerQuestion(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<AnswerData> {
   const model = resolveModel(principal.plan, question.model);
   const store = await readableStore(em, question.storeId ?? DEFAULT_STORE, principal.accountId);
+  const attachments = question.attachments ?? [];
+  const texts = attachments.filter((a): a is TextAttachment => a.kind === 'text');
+  const images = attachments.filter((a): a is ImageAttachment => a.kind === 'image');
+
+  // attached text steers the search as well as joining the context
+  const steering = texts.map((t) => t.pages.map((p) => p.text).join(' ').slice(0, STEERING_CHARS)).join(' ');
   const hits = await retrieve(services.index, services.provider?.embedder ?? null, {
     store: store.id,
-    question: question.text,
+    question: `${question.text} ${steering}`.trim(),
     filters: question.filters ?? {},
     limit: services.topK,
   });
+  const passages = [...texts.flatMap(fromAttachment), ...hits.map(fromHit)];
+  const provider = services.provider;
+  const readImages = provider?.acceptsImages ? images : [];
 
   let drafted;
   let promptTokens: number;
   let completionTokens: number;
-  if (services.provider) {
-    drafted = await generativeAnswer(services.provider, model, question.text, hits);
+  if (provider) {
+    drafted = await generativeAnswer(provider, model, question.text, passages, readImages);
     ({ promptTokens, completionTokens } = drafted);
   } else {
-    drafted = extractiveAnswer(question.text, hits);
+    drafted = extractiveAnswer(question.text, passages);
     // what a model would have read and written, counted with a real tokenizer
-    promptTokens = countTokens(question.text) + hits.reduce((sum, h) => sum + countTokens(h.chunk.chunkText), 0);
+    promptTokens = countTokens(question.text) + passages.reduce((sum, p) => sum + countTokens(p.text), 0);
     completionTokens = countTokens(drafted.answer);
   }
+  const unread = images.filter((i) => !readImages.includes(i));
+  const answer = unread.length ? `${drafted.answer}\n\n${unreadImagesNote(unread)}` : drafted.answer;
+  promptTokens += images.reduce((sum, i) => sum + i.tokens, 0);
   return {
-    answer: drafted.answer,
-    citations: drafted.used.map((i) => citation(hits[i]!)),
+    answer,
+    citations: drafted.used.map((i) => citation(passages[i]!)),
     model,
     tokens: promptTokens + completionTokens,
     costUsd: costUsd(services.prices, model, promptTokens, completionTokens),

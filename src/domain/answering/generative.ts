@@ -1,16 +1,17 @@
-import type { Hit } from '../../search-index/chunks.js';
-import type { ModelProvider, PublicModel } from '../../providers/model-provider.js';
+import type { ContentPart, ModelProvider, PublicModel } from '../../providers/model-provider.js';
+import type { ImageAttachment } from '../attachments/prepare.js';
 import { splitMarkedText } from '../documents/pages.js';
 import { detectLanguage } from '../text/normalise.js';
 import type { Drafted } from './extractive.js';
 import { nothingFound } from './not-found.js';
+import type { Passage } from './passage.js';
 
 const SYSTEM = [
   'You answer questions from students of Sri Lankan schools (grades 6-13).',
-  'Use only the numbered passages given to you; never use outside knowledge.',
+  'Use only the numbered passages and any attached images given to you; never use outside knowledge.',
   'Answer in the language of the question, clearly and briefly.',
   'Cite the passages you used by their numbers in square brackets, for example [1] or [2][3].',
-  'If the passages do not contain the answer, say that the provided curriculum documents do not contain it.',
+  'If they do not contain the answer, say that the provided curriculum documents do not contain it.',
 ].join(' ');
 
 export interface Generated extends Drafted {
@@ -22,23 +23,35 @@ function pagesLabel(pages: number[]): string {
   return pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.join(', ')}`;
 }
 
-/** The provider writes the answer from the retrieved chunks only; the chunks it cites are the citations. */
-export async function generativeAnswer(provider: ModelProvider, model: PublicModel, question: string, hits: Hit[]): Promise<Generated> {
-  if (hits.length === 0) return { answer: nothingFound(detectLanguage(question)), used: [], promptTokens: 0, completionTokens: 0 };
-  const passages = hits
-    .map((hit, i) => {
-      const text = splitMarkedText(hit.chunk.chunkText).map((p) => p.text).join('\n');
-      return `[${i + 1}] ${hit.chunk.documentName}, ${pagesLabel(hit.chunk.pages)}\n${text}`;
+/** The provider writes the answer from the passages (and images) only; the passages it cites are the citations. */
+export async function generativeAnswer(
+  provider: ModelProvider,
+  model: PublicModel,
+  question: string,
+  passages: Passage[],
+  images: ImageAttachment[] = [],
+): Promise<Generated> {
+  if (passages.length === 0 && images.length === 0) {
+    return { answer: nothingFound(detectLanguage(question)), used: [], promptTokens: 0, completionTokens: 0 };
+  }
+  const numbered = passages
+    .map((passage, i) => {
+      const text = splitMarkedText(passage.text).map((p) => p.text).join('\n');
+      return `[${i + 1}] ${passage.documentName}, ${pagesLabel(passage.pages)}\n${text}`;
     })
     .join('\n\n');
+  const content: ContentPart[] = [
+    { type: 'text', text: `Passages:\n\n${numbered || '(none)'}\n\nQuestion: ${question}` },
+    ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: image.dataUrl } })),
+  ];
   const completion = await provider.complete(model, [
     { role: 'system', content: SYSTEM },
-    { role: 'user', content: `Passages:\n\n${passages}\n\nQuestion: ${question}` },
+    { role: 'user', content },
   ]);
   const cited = [...completion.text.matchAll(/\[(\d+)\]/g)]
     .map((m) => Number(m[1]) - 1)
-    .filter((i) => i >= 0 && i < hits.length);
+    .filter((i) => i >= 0 && i < passages.length);
   // an answer that cites nothing was still written from all the passages it was given
-  const used = cited.length ? [...new Set(cited)].sort((a, b) => a - b) : hits.map((_, i) => i);
+  const used = cited.length ? [...new Set(cited)].sort((a, b) => a - b) : passages.map((_, i) => i);
   return { answer: completion.text, used, promptTokens: completion.promptTokens, completionTokens: completion.completionTokens };
 }

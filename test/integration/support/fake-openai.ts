@@ -7,7 +7,12 @@ import { createHash } from 'node:crypto';
 
 export interface ChatRequest {
   model: string;
-  messages: { role: string; content: string }[];
+  messages: { role: string; content: string | { type: string; text?: string }[] }[];
+}
+
+/** The text of a message, whether plain or in content parts (images are not text). */
+export function messageText(content: ChatRequest['messages'][number]['content']): string {
+  return typeof content === 'string' ? content : content.filter((p) => p.type === 'text').map((p) => p.text ?? '').join(' ');
 }
 
 export type ChatBehaviour = (request: ChatRequest) => { text: string; status?: number; delayMs?: number };
@@ -68,7 +73,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
         if (res.destroyed) return;
         if (reply.status && reply.status !== 200) return send(res, reply.status, { error: { message: reply.text, type: 'server_error' } });
-        const prompt = request.messages.map((m) => m.content).join(' ');
+        const prompt = request.messages.map((m) => messageText(m.content)).join(' ');
         return send(res, 200, {
           id: 'chatcmpl-test',
           object: 'chat.completion',

@@ -1,0 +1,68 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+// Decides which attachment URLs and addresses the service may reach: public HTTPS hosts only, so a
+// caller cannot make us fetch from our own machine, our network or a cloud metadata service.
+
+/** The caller's URL as error messages name it: cut, so that a huge URL cannot bloat the error body. */
+export function shownUrl(rawUrl: string): string {
+  return rawUrl.slice(0, 200);
+}
+
+export class UnsafeUrlError extends Error {
+  constructor(rawUrl: string) {
+    super(`Attachment URL '${shownUrl(rawUrl)}' is unsafe or invalid: only HTTPS URLs to public domains are allowed.`);
+  }
+}
+
+// Names that reach this machine or a cloud metadata service; refused before any lookup, since a
+// resolver may answer them from local configuration rather than DNS.
+const BLOCKED_HOSTNAMES = new Set(['localhost', 'metadata.google.internal', 'metadata', 'instance-data']);
+
+// Currently allocated global unicast space (RFC 4291): IPv6 outside it, such as the deprecated
+// IPv4-compatible ::a.b.c.d, is "unicast" to ipaddr.js but never a public server.
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/** True only for a globally routable unicast address, given as a plain IPv4 or IPv6 literal. */
+export function isPublicAddress(ip: string): boolean {
+  // Strict literals only: ipaddr.js also accepts forms like '0x7f.1', and a zone id ('%eth0')
+  // would pin the connection to a local interface.
+  if (isIP(ip) === 0 || ip.includes('%')) return false;
+  // process() unwraps IPv4-mapped IPv6 (::ffff:a.b.c.d) so the IPv4 ranges apply to it
+  const address = ipaddr.process(ip);
+  if (address.range() !== 'unicast') return false;
+  return address.kind() === 'ipv4' || address.match(GLOBAL_UNICAST_V6);
+}
+
+function isBlockedHostname(hostname: string): boolean {
+  const name = hostname.replace(/\.+$/, '');
+  return BLOCKED_HOSTNAMES.has(name) || name.endsWith('.localhost');
+}
+
+/** The address a URL names directly ('[::1]' without brackets), or null when it names a host. */
+export function ipLiteralOf(url: URL): string | null {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return isIP(host) === 0 ? null : host;
+}
+
+/**
+ * Parses an attachment URL and refuses what is unsafe without resolving it: non-HTTPS schemes,
+ * credentials, blocked names and non-public IP literals. Host names are checked after resolution.
+ * WHATWG parsing has already turned '127.1', '2130706433', '0x7f000001' etc. into dotted IPv4.
+ */
+export function checkUrl(raw: string): URL {
+  const url = URL.parse(raw);
+  if (
+    url === null ||
+    url.protocol !== 'https:' ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.hostname === '' ||
+    isBlockedHostname(url.hostname)
+  ) {
+    throw new UnsafeUrlError(raw);
+  }
+  const literal = ipLiteralOf(url);
+  if (literal !== null && !isPublicAddress(literal)) throw new UnsafeUrlError(raw);
+  return url;
+}

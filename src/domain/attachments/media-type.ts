@@ -1,0 +1,84 @@
+import { extname } from 'node:path';
+import { fileTypeFromBuffer } from 'file-type';
+
+export const SUPPORTED_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'application/pdf', 'text/plain'] as const;
+export type SupportedType = (typeof SUPPORTED_TYPES)[number];
+
+const BY_EXTENSION: Record<string, SupportedType> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.heic': 'image/heic',
+  '.heif': 'image/heic',
+  '.pdf': 'application/pdf',
+  '.txt': 'text/plain',
+  '.md': 'text/plain',
+};
+
+// spellings of the same types, and labels that say nothing about the content
+const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'image/heif': 'image/heic', 'text/markdown': 'text/plain' };
+const UNINFORMATIVE = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown', '']);
+
+export class UnsupportedMediaTypeError extends Error {
+  constructor(name: string, mediaType: string) {
+    super(`Unsupported media type '${mediaType}' for attachment '${name}'. Supported types: ${SUPPORTED_TYPES.join(', ')}.`);
+  }
+}
+
+export class ContentMismatchError extends Error {
+  constructor(name: string, declared: string, actual: string) {
+    super(`Attachment '${name}' is declared as ${declared}, but its content is ${actual}.`);
+  }
+}
+
+/** The labels a file came with, in the order the specification says to trust them. */
+export interface TypeHints {
+  /** URL path or upload file name: its extension is looked at first */
+  name: string;
+  /** the download's Content-Type, or the upload part's type */
+  contentType?: string | null;
+  /** the optional media_type of a URL attachment, used when the others say nothing */
+  mediaType?: string | null;
+}
+
+function normalise(type: string | null | undefined): string {
+  const bare = (type ?? '').split(';')[0]!.trim().toLowerCase();
+  return ALIASES[bare] ?? bare;
+}
+
+/** The type named by the hints: extension, then Content-Type, then media_type; null when none says anything. */
+export function declaredType(hints: TypeHints): string | null {
+  const byExtension = BY_EXTENSION[extname(hints.name).toLowerCase()];
+  if (byExtension) return byExtension;
+  for (const candidate of [hints.contentType, hints.mediaType]) {
+    const type = normalise(candidate);
+    if (!UNINFORMATIVE.has(type)) return type;
+  }
+  return null;
+}
+
+/** What the bytes are, by their magic numbers; plain text has none, so it is valid UTF-8 without NULs. */
+export async function sniffedType(bytes: Uint8Array): Promise<string> {
+  const found = await fileTypeFromBuffer(bytes);
+  if (found) return normalise(found.mime);
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return text.includes('\u0000') ? 'application/octet-stream' : 'text/plain';
+  } catch {
+    return 'application/octet-stream';
+  }
+}
+
+/**
+ * The attachment's type: declared by its labels (or, with no label, by its content), supported,
+ * and agreeing with the content's magic bytes, so a renamed executable cannot pass as a PNG.
+ */
+export async function detectType(hints: TypeHints, bytes: Uint8Array, shownName = hints.name): Promise<SupportedType> {
+  const actual = await sniffedType(bytes);
+  const declared = declaredType(hints) ?? actual;
+  if (!(SUPPORTED_TYPES as readonly string[]).includes(declared)) throw new UnsupportedMediaTypeError(shownName, declared);
+  if (declared !== actual) throw new ContentMismatchError(shownName, declared, actual);
+  return declared as SupportedType;
+}

@@ -1,0 +1,212 @@
+import { promises as dns } from 'node:dns';
+import { request, type RequestOptions } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { isIP, type LookupFunction } from 'node:net';
+import { checkUrl, ipLiteralOf, isPublicAddress, shownUrl, UnsafeUrlError } from './address-policy.js';
+
+// Downloads an attachment URL into memory. Every hop (the URL and each redirect) is checked by
+// address-policy, its host is resolved once, and the connection goes to exactly the address that
+// was checked, so neither a redirect nor a DNS answer that changes between lookups (rebinding)
+// can lead the service into its own network. Bodies are never written to disk or logged.
+
+/** Every address of a host name, IPv4 and IPv6. */
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (hostname) =>
+  (await dns.lookup(hostname, { all: true, order: 'verbatim' })).map((entry) => entry.address);
+
+export interface FetchOptions {
+  /** Test code only: answers for test host names. */
+  resolver?: Resolver;
+  /** Test code only: trusts the test server's self-signed certificate. */
+  ca?: string | Buffer;
+  maxBytes?: number;
+  timeoutMs?: number;
+  maxRedirects?: number;
+  /** Test code only: lets test host names reach loopback. */
+  isAllowedAddress?: (ip: string, hostname: string) => boolean;
+}
+
+export interface Fetched {
+  /** The final URL, after redirects. */
+  url: string;
+  bytes: Uint8Array;
+  contentType: string | null;
+  /** Last path segment of the final URL, decoded, or 'attachment'. */
+  fileName: string;
+}
+
+export class AttachmentFetchError extends Error {}
+
+export class AttachmentTooLargeError extends Error {
+  constructor(
+    readonly fileName: string,
+    readonly size: number,
+    readonly max: number,
+  ) {
+    super(`File '${fileName}' is ${size} bytes, larger than the maximum of ${max} bytes.`);
+  }
+}
+
+const MAX_BYTES = 10_485_760;
+const TIMEOUT_MS = 10_000;
+const MAX_REDIRECTS = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const USER_AGENT = 'svc-curriculum-api/1.0 (attachment fetcher)';
+
+// Short, address-free reasons for failures below HTTP; anything else is "the connection failed".
+const REASONS = new Map([
+  ['ENOTFOUND', 'the host name could not be resolved'],
+  ['EAI_AGAIN', 'the host name could not be resolved'],
+  ['ECONNREFUSED', 'the connection was refused'],
+  ['ECONNRESET', 'the connection was reset'],
+  ['EHOSTUNREACH', 'the host could not be reached'],
+  ['ENETUNREACH', 'the host could not be reached'],
+]);
+
+type AddressCheck = (ip: string, hostname: string) => boolean;
+
+/**
+ * The address to connect to for `url`: its IP literal, or the first address of its host once
+ * every address the resolver gave passed `isAllowed`. Throws UnsafeUrlError otherwise.
+ */
+export async function resolveAndCheck(url: URL, resolver: Resolver, isAllowed: AddressCheck): Promise<string> {
+  const literal = ipLiteralOf(url);
+  const addresses = literal === null ? await resolver(url.hostname) : [literal];
+  const [first] = addresses;
+  // A host with any non-public answer points into a private network: refuse it rather than pick.
+  // Non-literals are refused too, since connecting to one would need a second lookup.
+  if (first === undefined || !addresses.every((ip) => isIP(ip) !== 0 && isAllowed(ip, url.hostname))) {
+    throw new UnsafeUrlError(url.href);
+  }
+  return first;
+}
+
+export async function safeFetch(rawUrl: string, options: FetchOptions = {}): Promise<Fetched> {
+  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+  const deadline = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  // One deadline for resolving, redirects and body; aborting destroys the socket in use.
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      deadline.abort();
+      reject(new Error('deadline passed'));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([download(rawUrl, options, deadline.signal), expired]);
+  } catch (error) {
+    if (deadline.signal.aborted && !isOurs(error)) {
+      const seconds = timeoutMs / 1000;
+      throw new AttachmentFetchError(
+        `Attachment '${shownUrl(rawUrl)}' could not be downloaded within ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
+      );
+    }
+    throw explain(error, rawUrl);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function download(rawUrl: string, options: FetchOptions, signal: AbortSignal): Promise<Fetched> {
+  const resolver = options.resolver ?? systemResolver;
+  const isAllowed = options.isAllowedAddress ?? isPublicAddress;
+  const maxRedirects = options.maxRedirects ?? MAX_REDIRECTS;
+  let url = checkUrl(rawUrl);
+  for (let redirects = 0; ; redirects += 1) {
+    const address = await resolveAndCheck(url, resolver, isAllowed);
+    // The resolver cannot be cancelled; do not connect once the deadline has passed.
+    signal.throwIfAborted();
+    const response = await get(url, address, options.ca, signal);
+    try {
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (REDIRECT_STATUSES.has(status) && location !== undefined) {
+        if (redirects === maxRedirects) {
+          throw failure(rawUrl, `too many redirects (at most ${maxRedirects} are followed)`);
+        }
+        // relative to the current URL; one that does not parse is refused by checkUrl as given
+        url = checkUrl(URL.parse(location, url.href)?.href ?? location);
+        continue;
+      }
+      if (status < 200 || status > 299) throw failure(rawUrl, `the server answered HTTP ${status}`);
+      const fileName = fileNameOf(url);
+      const bytes = await readBody(response, fileName, options.maxBytes ?? MAX_BYTES);
+      return { url: url.href, bytes, contentType: response.headers['content-type'] ?? null, fileName };
+    } finally {
+      // Ends the connection, also when a redirect's or an oversized body is left unread.
+      response.destroy();
+    }
+  }
+}
+
+// Node resolves a host that is not an IP itself; we never let it, so no second lookup can happen.
+const refuseLookup: LookupFunction = (hostname, _options, callback) => {
+  callback(new Error(`a second lookup of '${hostname}' was refused`), '', 4);
+};
+
+function get(url: URL, address: string, ca: FetchOptions['ca'], signal: AbortSignal): Promise<IncomingMessage> {
+  const options: RequestOptions = {
+    host: address,
+    port: url.port === '' ? 443 : Number(url.port),
+    path: url.pathname + url.search,
+    method: 'GET',
+    headers: { host: url.host, accept: '*/*', 'user-agent': USER_AGENT },
+    // SNI and certificate checks use the name from the URL; an IP literal is checked as itself
+    ...(ipLiteralOf(url) === null ? { servername: url.hostname } : {}),
+    lookup: refuseLookup,
+    ca,
+    agent: false,
+    signal,
+  };
+  return new Promise((resolve, reject) => {
+    const req = request(options, resolve);
+    // Stays attached: a request destroyed later still emits 'error', which must not go unhandled.
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function readBody(response: IncomingMessage, fileName: string, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(response.headers['content-length']);
+  if (declared > maxBytes) throw new AttachmentTooLargeError(fileName, declared, maxBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    // Stop at the first chunk over the limit; the caller destroys the connection.
+    if (size > maxBytes) throw new AttachmentTooLargeError(fileName, size, maxBytes);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function fileNameOf(url: URL): string {
+  const segment = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+  try {
+    return decodeURIComponent(segment) || 'attachment';
+  } catch {
+    return segment; // malformed %-escapes: the name as written
+  }
+}
+
+function failure(rawUrl: string, reason: string): AttachmentFetchError {
+  return new AttachmentFetchError(`Attachment '${shownUrl(rawUrl)}' could not be downloaded: ${reason}.`);
+}
+
+function isOurs(error: unknown): error is UnsafeUrlError | AttachmentFetchError | AttachmentTooLargeError {
+  return error instanceof UnsafeUrlError || error instanceof AttachmentFetchError || error instanceof AttachmentTooLargeError;
+}
+
+/** The typed error to throw; messages name only the URL the caller sent, never a redirect target or an address. */
+function explain(error: unknown, rawUrl: string): Error {
+  if (error instanceof UnsafeUrlError) return new UnsafeUrlError(rawUrl);
+  if (isOurs(error)) return error;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  const known = REASONS.get(code);
+  if (known !== undefined) return failure(rawUrl, known);
+  if (code.includes('CERT')) return failure(rawUrl, "the server's TLS certificate could not be verified");
+  if (/^ERR_(TLS|SSL)_/.test(code)) return failure(rawUrl, 'the secure connection could not be established');
+  if (code.startsWith('HPE_')) return failure(rawUrl, 'the server sent a malformed response');
+  return failure(rawUrl, 'the connection failed');
+}

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { newKey } from './support/accounts.js';
+import { call, expectDocumented, type ApiResponse } from './support/contract.js';
+import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai.js';
+import { startServer, testServices, type TestServer } from './support/server.js';
+
+let server: TestServer;
+let key: string;
+let keyId: string;
+const fixture = (name: string) => readFile(`test/fixtures/${name}`);
+
+interface QueryBody {
+  detail?: string;
+  answer: string;
+  citations: { document_id: string; document_name: string; pages: number[]; metadata: unknown; chunk_text: string }[];
+  has_citations: boolean;
+}
+
+function form(parts: Record<string, string>, files: { name: string; bytes: Uint8Array; type?: string; field?: string }[] = []): FormData {
+  const data = new FormData();
+  for (const [name, value] of Object.entries(parts)) data.append(name, value);
+  for (const f of files) data.append(f.field ?? 'files', new Blob([f.bytes], { type: f.type ?? 'application/octet-stream' }), f.name);
+  return data;
+}
+
+async function upload(data: FormData, url = server.url, apiKey = key): Promise<ApiResponse & { body: QueryBody }> {
+  const res = await call(`${url}/api/v1/dev/query-multipart`, { key: apiKey, method: 'POST', body: data });
+  expectDocumented(res, 'queryMultipart');
+  return res as ApiResponse & { body: QueryBody };
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  ({ key, keyId } = await newKey(server.orm, { plan: 'enterprise' }));
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('POST /api/v1/dev/query-multipart', () => {
+  test('an uploaded text file joins the context: the answer quotes it and cites it as the attachment', async () => {
+    const notes = new TextEncoder().encode('--- PAGE 1 ---\nMy teacher said the mitochondria release energy by cellular respiration.\n--- PAGE 2 ---\nThe chloroplast is where photosynthesis happens.');
+    const res = await upload(form({ query: 'Where is energy released by cellular respiration?' }, [{ name: 'class-notes.txt', bytes: notes, type: 'text/plain' }]));
+    expect(res.status).toBe(200);
+    expect(res.body.answer).toContain('mitochondria release energy by cellular respiration');
+    expect(res.body.citations[0]).toEqual({
+      document_id: '',
+      document_name: 'class-notes.txt',
+      pages: [1, 2],
+      metadata: null,
+      chunk_text: expect.stringContaining('--- PAGE 2 ---'),
+    });
+  });
+
+  test('an uploaded PDF is read per page, like ingestion, and answers the same shape as the JSON operation', async () => {
+    const pdf = await fixture('../../samples/curriculum/pdf/grade10-science-photosynthesis.pdf');
+    const res = await upload(form({ query: 'What is the word equation of photosynthesis?', store_id: 'default', filters: '{"subject":"Mathematics"}', model: 'svcai-fast' }, [
+      { name: 'my-textbook.pdf', bytes: pdf, type: 'application/pdf' },
+    ]));
+    expect(res.status).toBe(200);
+    expect(res.body.citations.some((c) => c.document_name === 'my-textbook.pdf' && c.document_id === '')).toBe(true);
+    // the corpus part still honours the filters
+    for (const c of res.body.citations.filter((c) => c.document_id !== '')) expect(c).toMatchObject({ metadata: { subject: 'Mathematics' } });
+  });
+
+  test('without a multimodal provider an image is reported unreadable, the request succeeds on the text and the image still costs tokens', async () => {
+    const res = await upload(form({ query: 'What do plants need for photosynthesis?' }, [{ name: 'page.png', bytes: await fixture('small.png'), type: 'image/png' }]));
+    expect(res.status).toBe(200);
+    expect(res.body.answer).toContain("The attached image 'page.png' could not be read");
+    const [row] = await server.orm.em.fork().execute<{ tokens: number }[]>('select tokens from request_log where api_key_id = ? order by id desc limit 1', [keyId]);
+    const without = await upload(form({ query: 'What do plants need for photosynthesis?' }));
+    const [plain] = await server.orm.em.fork().execute<{ tokens: number }[]>('select tokens from request_log where api_key_id = ? order by id desc limit 1', [keyId]);
+    expect(without.status).toBe(200);
+    // same question and passages: the difference is the image's 258 tokens (the service's notice is not model output)
+    expect(without.body.answer).toBe(res.body.answer.split('\n\n')[0]);
+    expect(row!.tokens - plain!.tokens).toBe(258);
+  });
+
+  test.each([
+    ['small.png', 'image/png'],
+    ['photo.jpg', 'image/jpeg'],
+    ['diagram.webp', 'image/webp'],
+    ['tiny.gif', 'image/gif'],
+    ['photo.heic', 'image/heic'],
+  ])('%s (%s) is accepted', async (name, type) => {
+    const res = await upload(form({ query: 'photosynthesis' }, [{ name, bytes: await fixture(name), type }]));
+    expect(res.status).toBe(200);
+  });
+
+  test('more than 5 files is 400 naming the maximum', async () => {
+    const files = Array.from({ length: 6 }, (_, i) => ({ name: `n${i}.txt`, bytes: new TextEncoder().encode(`note ${i}`), type: 'text/plain' }));
+    const res = await upload(form({ query: 'photosynthesis' }, files));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'Too many attachments: 6 were sent, at most 5 are allowed.' });
+  });
+
+  test('a file over 10 MiB is 400 naming the file, its size and the maximum', async () => {
+    const big = new Uint8Array(10_485_761).fill(0x61);
+    const res = await upload(form({ query: 'photosynthesis' }, [{ name: 'big.txt', bytes: big, type: 'text/plain' }]));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: "File 'big.txt' is 10485761 bytes, larger than the maximum of 10485760 bytes." });
+  });
+
+  test('an unsupported type is 400 naming it; a spoofed type is 400', async () => {
+    const zip = Buffer.from('UEsDBBQAAAAIAAAAIQAAAAAAAAAAAAAAAAAAAAAACAAAAGEudHh0', 'base64');
+    const unsupported = await upload(form({ query: 'x' }, [{ name: 'homework.zip', bytes: zip, type: 'application/zip' }]));
+    expect(unsupported.status).toBe(400);
+    expect(unsupported.body.detail).toBe(
+      "Unsupported media type 'application/zip' for attachment 'homework.zip'. Supported types: image/jpeg, image/png, image/webp, image/gif, image/heic, application/pdf, text/plain.",
+    );
+    const spoofed = await upload(form({ query: 'x' }, [{ name: 'paper.pdf', bytes: await fixture('small.png'), type: 'application/pdf' }]));
+    expect(spoofed.status).toBe(400);
+    expect(spoofed.body.detail).toBe("Attachment 'paper.pdf' is declared as application/pdf, but its content is image/png.");
+  });
+
+  test.each([
+    [{ query: 'x', colour: 'red' }, "Unknown part 'colour'"],
+    [{ query: 'x', filters: 'subject=Science' }, "Part 'filters' must be a JSON object"],
+    [{ query: 'x', filters: '{"language":"french"}' }, 'must be one of: english, sinhala, tamil'],
+    [{ store_id: 'default' }, "Field 'query' is required."],
+    [{ query: 'x', model: 'gpt-4' }, "Field 'model' must be one of"],
+  ])('bad parts %j are 400', async (parts, detail) => {
+    const res = await upload(form(parts));
+    expect(res.status).toBe(400);
+    expect((res.body as unknown as { detail: string }).detail).toContain(detail);
+  });
+
+  test('the model part follows the plan rules', async () => {
+    const free = await newKey(server.orm, { plan: 'free' });
+    const res = await upload(form({ query: 'photosynthesis', model: 'svcai-thinking' }), server.url, free.key);
+    expect(res.status).toBe(403);
+  });
+
+  test('a body that is not multipart is 415; a declared length over the limit is 413 before it is read', async () => {
+    const json = await call(`${server.url}/api/v1/dev/query-multipart`, { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"query":"x"}' });
+    expect(json.status).toBe(415);
+    expectDocumented(json, 'queryMultipart');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/api/v1/dev/query-multipart`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': String(60 * 1024 * 1024) },
+      });
+      req.on('response', (res) => resolve(res.statusCode ?? 0));
+      req.on('error', reject);
+      req.write('--x\r\n');
+    });
+    expect(status).toBe(413);
+  });
+
+  test('uploads count toward usage and their content never reaches the logs', async () => {
+    const secret = 'unique-marker-7f3a9 photosynthesis happens in leaves';
+    const fresh = await newKey(server.orm, { plan: 'starter' });
+    const res = await upload(form({ query: 'Where does photosynthesis happen?' }, [{ name: 'mine.txt', bytes: new TextEncoder().encode(secret), type: 'text/plain' }]), server.url, fresh.key);
+    expect(res.status).toBe(200);
+    const usage = await call(`${server.url}/api/v1/dev/usage`, { key: fresh.key });
+    expect(usage.body).toMatchObject({ by_endpoint: { '/api/v1/dev/query-multipart': 1 } });
+    expect(server.logs.join('')).not.toContain('unique-marker-7f3a9');
+  });
+});
+
+describe('images with a multimodal provider', () => {
+  let fake: FakeOpenAi;
+  let multimodal: TestServer;
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+    multimodal = await startServer({
+      services: testServices({}, { OPENAI_API_KEY: 'test-provider-key', OPENAI_BASE_URL: fake.url, OPENAI_EMBEDDING_MODEL: 'none', OPENAI_IMAGE_INPUT: 'true' }),
+    });
+  });
+  afterAll(async () => {
+    await multimodal.close();
+    await fake.close();
+  });
+
+  test('images go to the provider as image inputs; HEIC is converted to JPEG; each image adds its documented tokens', async () => {
+    fake.setChat(() => ({ text: 'The photo shows a leaf [1].' }));
+    const owner = await newKey(multimodal.orm, { plan: 'pro' });
+    const res = await upload(form({ query: 'What does the photo show?' }, [
+      { name: 'leaf.heic', bytes: await fixture('photo.heic'), type: 'image/heic' },
+      { name: 'small.png', bytes: await fixture('small.png'), type: 'image/png' },
+    ]), multimodal.url, owner.key);
+    expect(res.status).toBe(200);
+    expect(res.body.answer).toBe('The photo shows a leaf [1].');
+    const request = fake.chatRequests.at(-1)!;
+    const parts = request.messages[1]!.content as unknown as { type: string; image_url?: { url: string } }[];
+    const images = parts.filter((p) => p.type === 'image_url').map((p) => p.image_url!.url);
+    expect(images).toHaveLength(2);
+    expect(images[0]).toMatch(/^data:image\/jpeg;base64,\/9j\//);
+    expect(images[1]).toMatch(/^data:image\/png;base64,iVBORw0KGgo/);
+    const [row] = await multimodal.orm.em.fork().execute<{ tokens: number }[]>('select tokens from request_log where api_key_id = ? order by id desc limit 1', [owner.keyId]);
+    // provider-reported tokens (the stand-in reports its prompt's characters / 4) plus 516 (640x480) + 258 (64x48)
+    const prompt = `${request.messages[0]!.content as string} ${parts.filter((p) => p.type === 'text').map((p) => (p as unknown as { text: string }).text).join(' ')}`;
+    expect(row!.tokens).toBe(Math.ceil(prompt.length / 4) + Math.ceil('The photo shows a leaf [1].'.length / 4) + 516 + 258);
+  });
+});
