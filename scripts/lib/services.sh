@@ -15,6 +15,7 @@ ensure_key_secret() {
 }
 
 start_services() {
+  [ -n "${DATABASE_URL:-}" ] || LOCAL_POSTGRES=1
   bash "$REPO_DIR/scripts/postgres.sh" start
   DATABASE_URL="$(bash "$REPO_DIR/scripts/postgres.sh" url)"
   export DATABASE_URL
@@ -32,10 +33,13 @@ start_services() {
   node "$REPO_DIR/dist/scripts/migrate.js"
 }
 
+# Stops the local servers (and only those): the URLs exported for the service must not make the
+# scripts take our own servers for external ones.
 stop_services() {
-  # the URL exported for the service must not make weaviate.sh take our own server for an external one
   if [ -n "${LOCAL_WEAVIATE:-}" ] || [ -z "${WEAVIATE_URL:-}" ]; then
     WEAVIATE_URL='' bash "$REPO_DIR/scripts/weaviate.sh" stop || true
   fi
-  bash "$REPO_DIR/scripts/postgres.sh" stop || true
+  if [ -n "${LOCAL_POSTGRES:-}" ] || [ -z "${DATABASE_URL:-}" ]; then
+    DATABASE_URL='' bash "$REPO_DIR/scripts/postgres.sh" stop || true
+  fi
 }

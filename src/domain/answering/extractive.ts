@@ -46,8 +46,16 @@ export function extractiveAnswer(question: string, passages: Passage[]): Drafted
   });
   if (candidates.length === 0) return { answer: nothingFound(language), used: [] };
 
+  // overlapping chunks repeat sentences: quote each sentence once
+  const seen = new Set<string>();
   const chosen = candidates
     .sort((a, b) => b.score - a.score)
+    .filter((c) => {
+      const key = terms(c.text).join(' ');
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
     .slice(0, MAX_SENTENCES)
     .sort((a, b) => a.passage - b.passage || a.position - b.position);
   return {
