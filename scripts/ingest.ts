@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { loadConfig } from '../src/config.js';
+import { configOrExit } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Document } from '../src/db/entities.js';
 import { checkMetadata, ingestDocument, type DocumentMetadata } from '../src/domain/ingestion/ingest.js';
@@ -70,7 +70,7 @@ for (const item of list) {
   }
 }
 
-const config = loadConfig();
+const config = configOrExit();
 const services = createServices(config);
 const orm = await connect(config.DATABASE_URL);
 const store = values.store;

@@ -7,7 +7,7 @@
 //   npm run keys -- key list [--account <id>]
 //   npm run keys -- key revoke --key <id>
 import { parseArgs } from 'node:util';
-import { keyHashSecret, loadConfig } from '../src/config.js';
+import { configOrExit, keyHashSecret } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Account, SUBSCRIPTION_STATES, type SubscriptionState } from '../src/db/entities.js';
 import { createAccount, setSubscription } from '../src/domain/accounts/accounts.js';
@@ -61,7 +61,7 @@ if (values.help || positionals.length < 2) {
   process.exit(values.help ? 0 : 2);
 }
 
-const config = loadConfig();
+const config = configOrExit(keyHashSecret);
 const orm = await connect(config.DATABASE_URL);
 const em = orm.em.fork();
 const now = new Date();

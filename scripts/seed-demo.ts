@@ -1,12 +1,12 @@
 // First start only: creates a demo account on the Free plan and prints a demo key once.
-import { keyHashSecret, loadConfig } from '../src/config.js';
+import { configOrExit, keyHashSecret } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Account } from '../src/db/entities.js';
 import { createAccount, setSubscription } from '../src/domain/accounts/accounts.js';
 import { createKey } from '../src/domain/keys/keys.js';
 
 const DEMO_NAME = 'Demo account';
-const config = loadConfig();
+const config = configOrExit(keyHashSecret);
 const orm = await connect(config.DATABASE_URL);
 const em = orm.em.fork();
 try {

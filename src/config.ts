@@ -55,7 +55,9 @@ export type Config = z.output<typeof schema>;
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = schema.safeParse(env);
+  // an empty variable (OPENAI_API_KEY=) means "not set", as operators expect
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(given);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -67,4 +69,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function keyHashSecret(config: Config): string {
   if (!config.KEY_HASH_SECRET) throw new ConfigError('Invalid configuration:\n  KEY_HASH_SECRET: required (a random secret of at least 32 characters)');
   return config.KEY_HASH_SECRET;
+}
+
+/** For command-line programs: the configuration, or its problems printed and exit status 1. */
+export function configOrExit(read: (config: Config) => void = () => undefined): Config {
+  try {
+    const config = loadConfig();
+    read(config);
+    return config;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
 }

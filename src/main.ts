@@ -25,6 +25,11 @@ async function main(): Promise<void> {
     auth: { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT },
     trustProxy: config.TRUST_PROXY,
   });
+  // the schema is made at start when the index is up; otherwise at the first request after it returns
+  services.index.prepare().then(
+    () => log.info('search index ready'),
+    () => log.warn('search index unavailable at start; queries answer 503 until it is reachable'),
+  );
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT }, 'listening');
   });

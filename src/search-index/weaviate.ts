@@ -101,6 +101,11 @@ export class SearchIndex {
     void client?.then((c) => c.close()).catch(() => undefined);
   }
 
+  /** Connects and creates or extends the schema now rather than at the first request. */
+  async prepare(): Promise<void> {
+    await this.use(() => Promise.resolve());
+  }
+
   /** Creates the store's tenant when it does not exist yet. */
   async ensureTenant(store: string): Promise<void> {
     if (this.tenants.has(store)) return;

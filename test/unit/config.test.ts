@@ -19,6 +19,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...valid, MODEL_PRICES_USD: '{"svcai-fast":1}' })).toThrow('MODEL_PRICES_USD: must be JSON like');
   });
 
+  test('an empty variable means not set', () => {
+    const config = loadConfig({ ...valid, OPENAI_API_KEY: '', PORT: '' });
+    expect(config.OPENAI_API_KEY).toBeUndefined();
+    expect(config.PORT).toBe(8000);
+  });
+
   test('values are parsed', () => {
     expect(loadConfig({ ...valid, PORT: '9001', API_ENVIRONMENT: 'test', TRUST_PROXY: 'true' })).toMatchObject({ PORT: 9001, API_ENVIRONMENT: 'test', TRUST_PROXY: true });
   });

@@ -1,0 +1,86 @@
+import { describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HASH_SECRET, databaseUrl } from './support/server.js';
+
+// The operator CLIs as an operator runs them: compiled, as child processes, on the test database.
+function run(script: 'keys' | 'ingest', ...args: string[]): { status: number; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [`dist/scripts/${script}.js`, ...args], {
+    env: { ...process.env, DATABASE_URL: databaseUrl(), KEY_HASH_SECRET: HASH_SECRET, OPENAI_API_KEY: '' },
+    encoding: 'utf8',
+  });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('npm run keys', () => {
+  test('account, subscription and key lifecycle; a key is shown once and listed by prefix only', () => {
+    const created = run('keys', 'account', 'create', '--name', 'CLI school', '--email', 'it@school.example');
+    expect(created.status).toBe(0);
+    const account = /account ([0-9a-f-]{36}) created/.exec(created.stdout)?.[1];
+    expect(account).toBeDefined();
+
+    const refused = run('keys', 'key', 'create', '--account', account!);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('402 Payment Required: No active plan found. Subscribe to the Free plan or a paid plan before creating API keys.');
+
+    expect(run('keys', 'subscription', 'set', '--account', account!, '--plan', 'pro').stdout).toContain('plan Pro, state active');
+    const made = run('keys', 'key', 'create', '--account', account!, '--name', 'backend', '--read-only', '--allow-ip', '203.0.113.0/24');
+    expect(made.status).toBe(0);
+    const key = /^(svc_[A-Za-z0-9]{40})$/m.exec(made.stdout)?.[1];
+    const keyId = /key ([0-9a-f-]{36}) created/.exec(made.stdout)?.[1];
+    expect(key).toBeDefined();
+
+    const listed = run('keys', 'key', 'list', '--account', account!);
+    expect(listed.stdout).toContain(`${keyId}  ${key!.slice(0, 10)}…  live  active  backend  (read-only, ips 203.0.113.0/24)`);
+    expect(listed.stdout).not.toContain(key!);
+
+    expect(run('keys', 'key', 'revoke', '--key', keyId!).stdout).toContain('is revoked');
+    expect(run('keys', 'key', 'list', '--account', account!).stdout).toContain('revoked');
+  });
+
+  test('an expired subscription or an ended trial cannot create keys', () => {
+    const account = /account ([0-9a-f-]{36})/.exec(run('keys', 'account', 'create', '--name', 'Trial school').stdout)![1]!;
+    run('keys', 'subscription', 'set', '--account', account, '--plan', 'starter', '--state', 'trialing', '--trial-ends', '2020-01-01');
+    expect(run('keys', 'key', 'create', '--account', account).stderr).toContain('402 Payment Required');
+    run('keys', 'subscription', 'set', '--account', account, '--plan', 'starter', '--state', 'expired');
+    expect(run('keys', 'key', 'create', '--account', account).stderr).toContain('402 Payment Required');
+  });
+
+  test('mistakes get usage help and a non-zero exit', () => {
+    const bad = run('keys', 'subscription', 'set', '--account', '00000000-0000-4000-8000-000000000000', '--plan', 'gold');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("Unknown plan 'gold'");
+    const unknown = run('keys', 'key', 'rotate');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("unknown command 'key rotate'");
+  });
+});
+
+describe('npm run ingest', () => {
+  test('indexes good files, reports unreadable ones by name, and exits 1', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ingest-cli-'));
+    writeFileSync(join(dir, 'tides.md'), '--- PAGE 1 ---\nTides are caused by the Moon.\n--- PAGE 2 ---\nSpring tides are the highest.');
+    writeFileSync(join(dir, 'empty.md'), '   \n');
+    writeFileSync(join(dir, 'fake.pdf'), 'not a pdf at all');
+    const store = `cli-${Math.random().toString(36).slice(2, 8)}`;
+    const result = run('ingest', '--store', store, '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english',
+      join(dir, 'tides.md'), join(dir, 'empty.md'), join(dir, 'fake.pdf'));
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('tides.md: 2 pages, 1 chunks');
+    expect(result.stderr).toContain(`store '${store}': 1 documents (0 replaced), 2 pages, 1 chunks; 2 failed`);
+    expect(result.stderr).toContain('failed: empty.md: empty.md is empty: no text to index');
+    expect(result.stderr).toContain('failed: fake.pdf: fake.pdf is not a readable PDF');
+
+    const again = run('ingest', '--store', store, '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain('1 documents (1 replaced)');
+  });
+
+  test('invalid metadata is refused before anything is read', () => {
+    const result = run('ingest', '--subject', 'Science', '--grade', '9', '--category', 'notes', '--language', 'english', 'whatever.md');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('category must be one of past-paper, model-paper, textbook');
+  });
+});
