@@ -1,12 +1,23 @@
 import type { components } from '../generated/api-types.js';
-import type { AnswerData } from '../domain/answering/answer-question.js';
-import type { HandlerOutput } from './types.js';
+import { answerQuestion } from '../domain/answering/answer-question.js';
+import type { PreparedAttachment } from '../domain/attachments/prepare.js';
+import type { HandlerInput, HandlerOutput } from './types.js';
 
 type QueryResponse = components['schemas']['QueryResponse'];
 
-/** The response shape shared by the JSON and multipart query operations. */
-export function toQueryResponse(result: AnswerData): HandlerOutput<'query'> & HandlerOutput<'queryMultipart'> {
-  const body: QueryResponse = {
+/** Answers a question of either query operation, once its attachments are read, in the shared response shape. */
+export async function answerInShape(
+  { body, em, principal, services }: HandlerInput<'query'> | HandlerInput<'queryMultipart'>,
+  attachments: PreparedAttachment[],
+): Promise<HandlerOutput<'query'> & HandlerOutput<'queryMultipart'>> {
+  const result = await answerQuestion(em, services, principal, {
+    text: body.query,
+    storeId: body.store_id,
+    filters: body.filters,
+    model: body.model,
+    attachments,
+  });
+  const response: QueryResponse = {
     answer: result.answer,
     citations: result.citations.map((c) => ({
       document_id: c.documentId,
@@ -17,5 +28,5 @@ export function toQueryResponse(result: AnswerData): HandlerOutput<'query'> & Ha
     })),
     has_citations: result.citations.length > 0,
   };
-  return { body, usage: { model: result.model, tokens: result.tokens, costUsd: result.costUsd } };
+  return { body: response, usage: { model: result.model, tokens: result.tokens, costUsd: result.costUsd } };
 }
