@@ -39,7 +39,8 @@ export function mapError(error: unknown, requestId: string): Mapped {
   if (BAD_ATTACHMENT.some((kind) => error instanceof kind)) return { status: 400, body: { detail: (error as Error).message } };
   if (error instanceof NotFoundError) return { status: 404, body: { detail: error.message } };
   if (error instanceof NoActivePlanError) return { status: 402, body: { detail: error.message } };
-  if (error instanceof PayloadTooLargeError) return { status: 413, body: { detail: error.message } };
+  // the rest of an oversized body is not read: closing the connection stops the client sending it
+  if (error instanceof PayloadTooLargeError) return { status: 413, body: { detail: error.message }, headers: { Connection: 'close' } };
   if (error instanceof UnsupportedContentTypeError) return { status: 415, body: { detail: error.message } };
   if (error instanceof RouteError) {
     return { status: error.status, body: { detail: error.message }, headers: error.allow.length ? { Allow: error.allow.join(', ') } : undefined };

@@ -142,7 +142,10 @@ describe('POST /api/v1/dev/query-multipart', () => {
         method: 'POST',
         headers: { 'X-API-Key': key, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': String(60 * 1024 * 1024) },
       });
-      req.on('response', (res) => resolve(res.statusCode ?? 0));
+      req.on('response', (res) => {
+        expect(res.headers.connection).toBe('close');
+        resolve(res.statusCode ?? 0);
+      });
       req.on('error', reject);
       req.write('--x\r\n');
     });
