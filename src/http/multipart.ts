@@ -40,6 +40,9 @@ export async function readMultipartQuery(ctx: Context): Promise<UploadedQuery> {
       reject(new InvalidRequestError(`The multipart body is malformed: ${(error as Error).message}.`));
       return;
     }
+    const malformed = (error: Error) => reject(new InvalidRequestError(`The multipart body is malformed: ${error.message}.`));
+    // a client that goes away mid-upload must not leave the request hanging
+    ctx.req.on('aborted', () => reject(new InvalidRequestError('The upload was interrupted before the multipart body ended.')));
     let received = 0;
     ctx.req.on('data', (chunk: Buffer) => {
       received += chunk.length;
@@ -55,6 +58,8 @@ export async function readMultipartQuery(ctx: Context): Promise<UploadedQuery> {
       else fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      // a body that ends inside a file part fails on the part's stream: unhandled, it would crash the process
+      stream.on('error', malformed);
       if (name !== 'files') {
         problems.push(`Unexpected file in part '${name}': upload files in parts named 'files'.`);
         stream.resume();
@@ -70,7 +75,7 @@ export async function readMultipartQuery(ctx: Context): Promise<UploadedQuery> {
     });
     parser.on('fieldsLimit', () => problems.push('Too many parts in the multipart body.'));
     parser.on('partsLimit', () => problems.push('Too many parts in the multipart body.'));
-    parser.on('error', (error: Error) => reject(new InvalidRequestError(`The multipart body is malformed: ${error.message}.`)));
+    parser.on('error', malformed);
     parser.on('close', () => resolve());
     ctx.req.pipe(parser);
   }).catch((error: unknown) => {

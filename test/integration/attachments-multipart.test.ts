@@ -5,6 +5,7 @@ import { newKey } from './support/accounts.js';
 import { call, expectDocumented, type ApiResponse } from './support/contract.js';
 import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
+import { startServerProcess } from './support/server-process.js';
 
 let server: TestServer;
 let key: string;
@@ -150,6 +151,50 @@ describe('POST /api/v1/dev/query-multipart', () => {
       req.write('--x\r\n');
     });
     expect(status).toBe(413);
+  });
+
+  test('a body that ends inside a file part is 400, and the server process stays up', async () => {
+    const service = await startServerProcess();
+    try {
+      const truncated = '--zz\r\nContent-Disposition: form-data; name="query"\r\n\r\nhi\r\n--zz\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nhello\r\n';
+      const res = await call(`${service.url}/api/v1/dev/query-multipart`, {
+        key,
+        method: 'POST',
+        headers: { 'Content-Type': 'multipart/form-data; boundary=zz' },
+        body: truncated,
+      });
+      expect(res.status).toBe(400);
+      expect((res.body as { detail: string }).detail).toMatch(/^The multipart body is malformed/);
+      expectDocumented(res, 'queryMultipart');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(service.child.exitCode).toBeNull();
+      expect((await call(`${service.url}/api/v1/dev/plans`, { key })).status).toBe(200);
+    } finally {
+      service.stop();
+    }
+  });
+
+  test('an upload abandoned by the client is completed in the request log', async () => {
+    const fresh = await newKey(server.orm, { plan: 'starter' });
+    await new Promise<void>((resolve) => {
+      const req = request(`${server.url}/api/v1/dev/query-multipart`, {
+        method: 'POST',
+        headers: { 'X-API-Key': fresh.key, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': '100000' },
+      });
+      req.on('error', () => resolve());
+      req.write('--x\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\npartial');
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 300);
+    });
+    let status: number | null = null;
+    for (let i = 0; i < 50 && status === null; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const [row] = await server.orm.em.fork().execute<{ status: number | null }[]>('select status from request_log where api_key_id = ?', [fresh.keyId]);
+      status = row?.status ?? null;
+    }
+    expect(status).toBe(400);
   });
 
   test('uploads count toward usage and their content never reaches the logs', async () => {
