@@ -34,6 +34,8 @@ export type PreparedAttachment = TextAttachment | ImageAttachment;
 export const SMALL_IMAGE_TOKENS = 258;
 export const LARGE_IMAGE_TOKENS = 516;
 const SMALL_IMAGE_SIDE = 384;
+/** HEIC images are decoded to convert them; 50 megapixels covers any phone camera. */
+const MAX_DECODED_PIXELS = 50_000_000;
 
 export function imageTokens(width: number, height: number): number {
   return width <= SMALL_IMAGE_SIDE && height <= SMALL_IMAGE_SIDE ? SMALL_IMAGE_TOKENS : LARGE_IMAGE_TOKENS;
@@ -54,6 +56,9 @@ export async function prepareAttachment(raw: RawAttachment): Promise<PreparedAtt
   let height: number;
   try {
     if (type === 'image/heic') {
+      // decoding allocates 4 bytes per pixel: refuse what would not fit before decoding
+      const { width: w, height: h } = imageSize(raw.bytes);
+      if (w * h > MAX_DECODED_PIXELS) throw new Error(`${w}x${h} pixels is more than ${MAX_DECODED_PIXELS}`);
       bytes = await convertHeic({ buffer: raw.bytes, format: 'JPEG', quality: 0.9 });
       mediaType = 'image/jpeg';
     }

@@ -1,5 +1,6 @@
 import { normalise } from '../text/normalise.js';
 import { splitMarkedText, type Page } from './pages.js';
+import { inflatesWithin, MAX_INFLATED_BYTES } from './pdf-budget.js';
 import { extractPdfPages } from './pdf-text.js';
 
 /** The file cannot be indexed; the message says why and what to do about it. */
@@ -31,6 +32,9 @@ export async function extractDocument(fileName: string, bytes: Uint8Array): Prom
 }
 
 async function pdfPages(fileName: string, bytes: Uint8Array): Promise<Page[]> {
+  if (!inflatesWithin(bytes)) {
+    throw new UnreadableDocumentError(`${fileName} is not a readable PDF: its content expands to more than ${MAX_INFLATED_BYTES} bytes`);
+  }
   let texts: string[];
   try {
     texts = await extractPdfPages(bytes);

@@ -55,12 +55,16 @@ export function repairVisualOrder(text: string): string {
   return out.normalize('NFC');
 }
 
+/** Bounds the work one document can cause (a textbook has a few hundred pages). */
+export const MAX_PAGES = 2000;
+
 /** The text of every page, in order, repaired and normalised; empty strings for pages without text. */
 export async function extractPdfPages(bytes: Uint8Array): Promise<string[]> {
   // pdf.js refuses Node Buffers and detaches the array it is given: it gets its own copy.
   // Verbosity 0 keeps its warnings about damaged files out of the service's log.
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   try {
+    if (pdf.numPages > MAX_PAGES) throw new Error(`it has ${pdf.numPages} pages; at most ${MAX_PAGES} are read`);
     const { text } = await extractText(pdf, { mergePages: false });
     return text.map((page) => normalise(repairVisualOrder(page)));
   } finally {
