@@ -18,7 +18,8 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.trustProxy });
+  // behind a proxy only the last X-Forwarded-For entry (added by that proxy) is trusted: the rest is the client's to forge
+  const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   const api = createApi({ auth: deps.auth, clock: deps.clock, services: deps.services });
   app.use(requestContext(deps.orm, deps.log));
   app.use(errorMapper);

@@ -4,7 +4,7 @@ import type { components } from '../generated/api-types.js';
 import type { UploadedQuery } from '../handlers/types.js';
 import { InvalidRequestError } from '../domain/errors.js';
 import { PayloadTooLargeError, UnsupportedContentTypeError } from './http-errors.js';
-import { validated } from './request-body.js';
+import { checkWellFormed, validated } from './request-body.js';
 
 type Filters = components['schemas']['Filters'];
 
@@ -98,7 +98,9 @@ export async function readMultipartQuery(ctx: Context): Promise<UploadedQuery> {
       throw new InvalidRequestError('Part \'filters\' must be a JSON object, for example {"subject":"Science","grade":"10"}.');
     }
   }
-  validated('queryMultipart', { ...textParts, ...(filters === undefined ? {} : { filters }), files: files.map(() => '') });
+  const parts = { ...textParts, ...(filters === undefined ? {} : { filters }) };
+  checkWellFormed(parts);
+  validated('queryMultipart', { ...parts, files: files.map(() => '') });
   return {
     query: fields.query!,
     store_id: fields.store_id,

@@ -12,6 +12,7 @@ export const JSON_LIMIT_BYTES = 1_048_576;
 interface BodyFramingError {
   status?: number;
   type?: string;
+  code?: string;
 }
 
 /**
@@ -33,9 +34,28 @@ export async function readJsonBody(ctx: Context, operationId: string): Promise<u
       throw new UnsupportedContentTypeError(ctx.get('Content-Encoding') || ctx.get('Content-Type'), 'application/json (identity, gzip or deflate encoded)');
     }
     if (framing.status === 400) throw new InvalidRequestError('The request body is not valid JSON.');
+    // zlib (Z_*) and brotli (ERR__*) refusing a body that is not what its Content-Encoding says
+    if (framing.code?.startsWith('Z_') || framing.code?.startsWith('ERR__')) {
+      throw new InvalidRequestError(`The request body could not be decompressed as ${ctx.get('Content-Encoding')}.`);
+    }
     throw error;
   }
+  checkWellFormed(body);
   return validated(operationId, body);
+}
+
+/**
+ * Refuses strings with unpaired UTF-16 surrogates (JSON allows the escapes, but no text holds
+ * them and the search index rejects them), naming the field.
+ */
+export function checkWellFormed(value: unknown, path = ''): void {
+  if (typeof value === 'string') {
+    if (!value.isWellFormed()) throw new InvalidRequestError(`Field '${path || 'body'}' contains an unpaired surrogate, which is not valid Unicode text.`);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => checkWellFormed(item, `${path}[${i}]`));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) checkWellFormed(item, path ? `${path}.${key}` : key);
+  }
 }
 
 /** Checks a value against a generated validator ("<operationId>" for bodies, or a schema name). */

@@ -115,6 +115,19 @@ describe('key restrictions', () => {
     expectDocumented(res, 'getPlans');
   });
 
+  test('behind a trusted proxy only the address the proxy appended counts', async () => {
+    const proxied = await startServer({ trustProxy: true });
+    try {
+      const { key } = await newKey(proxied.orm, { allowedIps: ['203.0.113.0/24'] });
+      const url = `${proxied.url}/api/v1/dev/plans`;
+      // the client wrote the first entry itself; the proxy appended the real address last
+      expect((await call(url, { key, headers: { 'X-Forwarded-For': '203.0.113.5, 198.51.100.9' } })).status).toBe(403);
+      expect((await call(url, { key, headers: { 'X-Forwarded-For': '198.51.100.9, 203.0.113.5' } })).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   test('an account whose subscription was cancelled is 403 forbidden', async () => {
     const { key } = await newKey(server.orm, { state: 'cancelled' });
     const res = await call(plans(), { key });
