@@ -77,7 +77,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       ctx.state.logId = admission.logId;
     },
     notFound: (_c: OpenApiContext, ctx: Ctx) => {
-      throw new RouteError(404, `No operation at ${ctx.path}. The API reference lists every path: /openapi.json.`);
+      throw new RouteError(404, `No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage and plans.`);
     },
     methodNotAllowed: (_c: OpenApiContext, ctx: Ctx) => {
       const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));

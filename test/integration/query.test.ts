@@ -133,6 +133,23 @@ describe('POST /api/v1/dev/query', () => {
     expect(theirs.body).toEqual({ detail: `Store '${ownedStore}' was not found.` });
   });
 
+  test('a custom store needs a plan with custom knowledge bases: 403 otherwise', async () => {
+    const owner = await newKey(server.orm, { plan: 'pro' });
+    const store = unique('pro-store');
+    await ingestDocument(server.orm.em.fork(), services.index, null, {
+      store,
+      owner: owner.accountId,
+      name: 'notes.md',
+      bytes: text('--- PAGE 1 ---\nLenses bend light by refraction.'),
+      metadata: { subject: 'Science', grade: '9', category: 'short-notes', language: 'english' },
+    });
+    const res = await ask({ query: 'How do lenses bend light?', store_id: store }, owner.key);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({
+      error: { code: 'forbidden', message: 'This API key does not have permission to access this resource: custom knowledge bases are not included in the Pro plan.' },
+    });
+  });
+
   test('a chunk spanning two pages lists both and keeps the page marker', async () => {
     const owner = await newKey(server.orm, { plan: 'enterprise' });
     const store = unique('span');
@@ -210,11 +227,26 @@ describe('bad requests get the documented errors and still count', () => {
     ['{"query": "x", "attachments": [{"url":"https://a.lk/1"},{"url":"https://a.lk/2"},{"url":"https://a.lk/3"},{"url":"https://a.lk/4"},{"url":"https://a.lk/5"},{"url":"https://a.lk/6"}]}', 400, 'at most 5 are allowed'],
     ['{"query": ', 400, 'not valid JSON'],
     ['[1, 2]', 400, 'must be a JSON object'],
+    ['{"query": "photosynthesis", "filters": {"subject": "\\ud800"}}', 400, "Field 'filters.subject' contains an unpaired surrogate"],
+    ['{"query": "\\udfff x"}', 400, "Field 'query' contains an unpaired surrogate"],
   ])('%s -> %i', async (body, status, detail) => {
     const res = await post(body);
     expect(res.status).toBe(status);
     expect((res.body as { detail: string }).detail).toContain(detail);
     expectDocumented(res, 'query');
+  });
+
+  test('a body that is not what its Content-Encoding says is 400', async () => {
+    for (const encoding of ['gzip', 'br']) {
+      const res = await call(`${server.url}/api/v1/dev/query`, {
+        key,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+        body: '{"query":"x"}',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ detail: `The request body could not be decompressed as ${encoding}.` });
+    }
   });
 
   test('a body that is not JSON is 415; one over 1 MiB is 413', async () => {

@@ -17,7 +17,9 @@ describe('declared type: URL or file extension, then Content-Type, then media_ty
     [{ name: '/x.heif' }, 'image/heic'],
     [{ name: 'notes.md' }, 'text/plain'],
     [{ name: '/download', contentType: 'image/jpg' }, 'image/jpeg'],
-    [{ name: '/download', contentType: 'application/zip' }, 'application/zip'],
+    [{ name: '/download', contentType: 'application/zip' }, null],
+    [{ name: '/download', contentType: 'application/x-download', mediaType: 'application/pdf' }, 'application/pdf'],
+    [{ name: '/download', mediaType: 'application/msword' }, 'application/msword'],
     [{ name: '/download' }, null],
   ])('%j -> %s', (hints, expected) => {
     expect(declaredType(hints)).toBe(expected);

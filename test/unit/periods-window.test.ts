@@ -60,6 +60,6 @@ describe('limit decisions', () => {
     expect(windowHeaders(10, 3, d('2026-03-10T12:00:00.000Z'), now)).toEqual({ limit: 10, remaining: 7, reset: Date.parse('2026-03-10T12:01:00Z') / 1000 });
     expect(windowHeaders(10, 12, d('2026-03-10T12:00:00.500Z'), now).remaining).toBe(0);
     expect(windowHeaders(10, 12, d('2026-03-10T12:00:00.500Z'), now).reset).toBe(Date.parse('2026-03-10T12:01:01Z') / 1000);
-    expect(windowHeaders(10, 0, null, now).reset).toBe(Math.ceil(Date.parse('2026-03-10T12:01:30Z') / 1000));
+    expect(windowHeaders(10, 0, null, now).reset).toBe(Math.ceil(Date.parse('2026-03-10T12:00:30Z') / 1000));
   });
 });

@@ -70,7 +70,7 @@ function unreadImagesNote(images: ImageAttachment[]): string {
 
 export async function answerQuestion(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<AnswerData> {
   const model = resolveModel(principal.plan, question.model);
-  const store = await readableStore(em, question.storeId ?? DEFAULT_STORE, principal.accountId);
+  const store = await readableStore(em, question.storeId ?? DEFAULT_STORE, principal);
   const attachments = question.attachments ?? [];
   const texts = attachments.filter((a): a is TextAttachment => a.kind === 'text');
   const images = attachments.filter((a): a is ImageAttachment => a.kind === 'image');

@@ -48,15 +48,18 @@ function normalise(type: string | null | undefined): string {
   return ALIASES[bare] ?? bare;
 }
 
-/** The type named by the hints: extension, then Content-Type, then media_type; null when none says anything. */
+/**
+ * The type named by the hints: the extension, then the Content-Type, each when it names a
+ * supported type (servers often send generic or wrong ones), then media_type, which the client
+ * gives for exactly that case; null when none says anything.
+ */
 export function declaredType(hints: TypeHints): string | null {
   const byExtension = BY_EXTENSION[extname(hints.name).toLowerCase()];
   if (byExtension) return byExtension;
-  for (const candidate of [hints.contentType, hints.mediaType]) {
-    const type = normalise(candidate);
-    if (!UNINFORMATIVE.has(type)) return type;
-  }
-  return null;
+  const contentType = normalise(hints.contentType);
+  if ((SUPPORTED_TYPES as readonly string[]).includes(contentType)) return contentType;
+  const mediaType = normalise(hints.mediaType);
+  return UNINFORMATIVE.has(mediaType) ? null : mediaType;
 }
 
 /** What the bytes are, by their magic numbers; plain text has none, so it is valid UTF-8 without NULs. */

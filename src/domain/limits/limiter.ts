@@ -91,8 +91,8 @@ function refusalMessage(kind: LimitKind, principal: Principal): string {
     case 'minute':
       return `Rate limit exceeded: ${plan.rateLimitPerMinute} requests per minute allowed on the ${plan.name} plan.`;
     case 'day':
-      return `Rate limit exceeded: ${plan.rateLimitPerDay} requests per day allowed on the ${plan.name} plan. The daily limit resets at 00:00 UTC.`;
+      return `Rate limit exceeded: ${plan.rateLimitPerDay} requests per day allowed on the ${plan.name} plan. The daily limit resets at 00:00:00 UTC.`;
     case 'month':
-      return `Monthly quota exceeded: ${plan.monthlyQuota} requests per month allowed on the ${plan.name} plan. The quota resets on the 1st of the month at 00:00 UTC.`;
+      return `Monthly quota exceeded: ${plan.monthlyQuota} requests per month allowed on the ${plan.name} plan. The quota resets on the 1st of the month at 00:00:00 UTC.`;
   }
 }

@@ -62,6 +62,7 @@ export function windowHeaders(perMinute: number, inWindow: number, oldest: Date 
   return {
     limit: perMinute,
     remaining: Math.max(0, perMinute - inWindow),
-    reset: Math.ceil(windowExit(oldest ?? now).getTime() / 1000),
+    // an empty window frees nothing later: it is reset already
+    reset: Math.ceil((oldest ? windowExit(oldest) : now).getTime() / 1000),
   };
 }

@@ -1,17 +1,23 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, Store } from '../../db/entities.js';
-import { NotFoundError } from '../errors.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import type { Principal } from '../keys/principal.js';
 
 export const DEFAULT_STORE = 'default';
 
 /**
- * The store if this account may read it: `default` and other ownerless stores for everyone,
- * a custom store only for its owner. Anything else is "not found", so that a caller cannot
- * learn that another account's store exists.
+ * The store if this caller may read it: `default` and other ownerless stores for everyone, a
+ * custom store only for its owner, and only while the owner's plan includes custom knowledge
+ * bases. Another account's store is "not found", so that a caller cannot learn it exists.
  */
-export async function readableStore(em: EntityManager, storeId: string, accountId: string): Promise<Store> {
+export async function readableStore(em: EntityManager, storeId: string, principal: Principal): Promise<Store> {
   const store = await em.findOne(Store, { id: storeId });
-  if (!store || (store.account && store.account.id !== accountId)) throw new NotFoundError(`Store '${storeId}' was not found.`);
+  if (!store || (store.account && store.account.id !== principal.accountId)) throw new NotFoundError(`Store '${storeId}' was not found.`);
+  if (store.account && !principal.plan.customKnowledgeBases) {
+    throw new ForbiddenError(
+      `This API key does not have permission to access this resource: custom knowledge bases are not included in the ${principal.plan.name} plan.`,
+    );
+  }
   return store;
 }
 
