@@ -1,6 +1,6 @@
 import convertHeic from 'heic-convert';
 import { imageSize } from 'image-size';
-import { extractDocument, UnreadableDocumentError } from '../documents/extract.js';
+import { pdfPages, textPages, UnreadableDocumentError } from '../documents/extract.js';
 import type { Page } from '../documents/pages.js';
 import { detectType, type TypeHints } from './media-type.js';
 
@@ -44,12 +44,9 @@ export function imageTokens(width: number, height: number): number {
 /** Checks the attachment's type and turns it into text pages or an image input. */
 export async function prepareAttachment(raw: RawAttachment): Promise<PreparedAttachment> {
   const type = await detectType(raw.hints, raw.bytes, raw.name);
-  if (type === 'application/pdf' || type === 'text/plain') {
-    // the same extraction (and Sinhala/Tamil repair) as ingestion; the name's extension says which
-    const extension = type === 'application/pdf' ? '.pdf' : '.txt';
-    const fileName = raw.name.toLowerCase().endsWith(extension) ? raw.name : `${raw.name}${extension}`;
-    return { kind: 'text', name: raw.name, pages: await extractDocument(fileName, raw.bytes) };
-  }
+  // the same readers (and Sinhala/Tamil repair) as ingestion; the detected type says which
+  if (type === 'application/pdf') return { kind: 'text', name: raw.name, pages: await pdfPages(raw.name, raw.bytes) };
+  if (type === 'text/plain') return { kind: 'text', name: raw.name, pages: textPages(raw.name, raw.bytes) };
   let bytes = raw.bytes;
   let mediaType: string = type;
   let width: number;

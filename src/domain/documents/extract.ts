@@ -26,12 +26,18 @@ export async function extractDocument(fileName: string, bytes: Uint8Array): Prom
   if (!TEXT_EXTENSIONS.includes(extension)) {
     throw new UnreadableDocumentError(`${fileName}: unsupported file type; use PDF, .txt or .md`);
   }
+  return textPages(fileName, bytes);
+}
+
+/** The pages of UTF-8 text, split at its `--- PAGE n ---` lines; empty text is refused. */
+export function textPages(fileName: string, bytes: Uint8Array): Page[] {
   const pages = splitMarkedText(normalise(decodeUtf8(fileName, bytes)));
   if (pages.every((p) => p.text.trim() === '')) throw new UnreadableDocumentError(`${fileName} is empty: no text to index`);
   return pages;
 }
 
-async function pdfPages(fileName: string, bytes: Uint8Array): Promise<Page[]> {
+/** The pages of a PDF, numbered as in the file; a PDF without any text is refused. */
+export async function pdfPages(fileName: string, bytes: Uint8Array): Promise<Page[]> {
   if (!inflatesWithin(bytes)) {
     throw new UnreadableDocumentError(`${fileName} is not a readable PDF: its content expands to more than ${MAX_INFLATED_BYTES} bytes`);
   }
