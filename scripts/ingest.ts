@@ -12,13 +12,13 @@ import cliProgress from 'cli-progress';
 import { configOrExit } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Document } from '../src/db/entities.js';
-import { checkMetadata, ingestDocument, type DocumentMetadata } from '../src/domain/ingestion/ingest.js';
+import { checkMetadata, ingestDocument, type MetadataInput } from '../src/domain/ingestion/ingest.js';
 import { createServices } from '../src/services.js';
 
 interface Item {
   file: string;
   name: string;
-  metadata: Partial<Record<keyof DocumentMetadata, string>>;
+  metadata: MetadataInput;
 }
 
 const { values, positionals } = parseArgs({
@@ -89,7 +89,7 @@ try {
           store,
           name: item.name,
           bytes,
-          metadata: checkMetadata(item.metadata),
+          metadata: item.metadata,
         });
         summary.documents++;
         summary.pages += result.pages;

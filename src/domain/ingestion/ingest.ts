@@ -25,7 +25,8 @@ export interface IngestRequest {
   /** Shown to users as the citation's document_name; also what identifies the document in its store. */
   name: string;
   bytes: Uint8Array;
-  metadata: DocumentMetadata;
+  /** checked by ingestDocument */
+  metadata: MetadataInput;
   /** Owner of a store created by this ingestion (null: ownerless, readable by every key). */
   owner?: string | null;
 }
@@ -44,7 +45,10 @@ export function documentId(store: string, name: string): string {
   return `doc_${createHash('sha256').update(`${store}\u0000${name}`).digest('hex').slice(0, 24)}`;
 }
 
-export function checkMetadata(metadata: Partial<Record<keyof DocumentMetadata, string>>): DocumentMetadata {
+/** Metadata as an operator gives it (flags, a manifest), before it is checked. */
+export type MetadataInput = Partial<Record<keyof DocumentMetadata, string>>;
+
+export function checkMetadata(metadata: MetadataInput): DocumentMetadata {
   const { subject, grade, category, language, year } = metadata;
   if (!subject?.trim()) throw new InvalidMetadataError('subject is required (e.g. Science)');
   if (!grade?.trim()) throw new InvalidMetadataError('grade is required (e.g. 10)');
