@@ -1,71 +1,118 @@
-// Typed failures of the domain. They carry no HTTP knowledge: src/http/error-mapper.ts turns each
-// into its documented status and body.
+// The service's one error vocabulary. Every failure a caller can cause or meet is a ServiceError:
+// a code from the closed set below, a message a person can act on, and optional data. The named
+// classes only fix a code and build a message; src/http/error-table.ts maps each code to its
+// documented status and body shape, so a new kind of failure is a new code and a new row there.
 
-export type AuthFailure = 'missing_api_key' | 'authentication_failed' | 'api_key_revoked';
-
-export class AuthenticationError extends Error {
-  constructor(
-    readonly code: AuthFailure,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The key is valid but may not do this (read-only, IP allow-list, plan). */
-export class ForbiddenError extends Error {}
-
-export type LimitKind = 'minute' | 'day' | 'month';
-
-export class LimitExceededError extends Error {
-  constructor(
-    readonly kind: LimitKind,
-    readonly retryAfterSeconds: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export const ERROR_CODES = [
+  'missing_api_key',
+  'authentication_failed',
+  'api_key_revoked',
+  'forbidden',
+  'rate_limit_exceeded',
+  'quota_exceeded',
+  'invalid_request',
+  'invalid_attachment',
+  'unreadable_document',
+  'no_active_plan',
+  'not_found',
+  'method_not_allowed',
+  'payload_too_large',
+  'unsupported_media_type',
+  'upstream_failed',
+  'dependency_unavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface FieldProblem {
   path: string;
   message: string;
 }
 
-/** The request is malformed; the message names the field and the rule. */
-export class InvalidRequestError extends Error {
+/** Facts a response needs besides the message (a header value, the list of field problems). */
+export interface ErrorData {
+  retryAfterSeconds?: number;
+  allow?: string[];
+  problems?: FieldProblem[];
+}
+
+export class ServiceError extends Error {
   constructor(
+    readonly code: ErrorCode,
     message: string,
-    readonly problems: FieldProblem[] = [],
+    readonly data: ErrorData = {},
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
-export class NotFoundError extends Error {}
+export type AuthFailure = Extract<ErrorCode, 'missing_api_key' | 'authentication_failed' | 'api_key_revoked'>;
+
+export class AuthenticationError extends ServiceError {
+  constructor(code: AuthFailure, message: string) {
+    super(code, message);
+  }
+}
+
+/** The key is valid but may not do this (read-only, IP allow-list, plan). */
+export class ForbiddenError extends ServiceError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
+export type LimitKind = 'minute' | 'day' | 'month';
+
+export class LimitExceededError extends ServiceError {
+  constructor(
+    readonly kind: LimitKind,
+    retryAfterSeconds: number,
+    message: string,
+  ) {
+    super(kind === 'month' ? 'quota_exceeded' : 'rate_limit_exceeded', message, { retryAfterSeconds });
+  }
+}
+
+/** The request is malformed; the message names the field and the rule. */
+export class InvalidRequestError extends ServiceError {
+  constructor(message: string, problems: FieldProblem[] = []) {
+    super('invalid_request', message, problems.length > 0 ? { problems } : {});
+  }
+}
+
+/** An attachment the service cannot or may not use; the message names it and says what to change. */
+export class InvalidAttachmentError extends ServiceError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_attachment', message, {}, options);
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
 
 /** An account without an active subscription tried something that needs one. */
-export class NoActivePlanError extends Error {
+export class NoActivePlanError extends ServiceError {
   constructor() {
-    super(
-      'No active plan found. Subscribe to the Free plan or a paid plan before creating API keys.',
-    );
+    super('no_active_plan', 'No active plan found. Subscribe to the Free plan or a paid plan before creating API keys.');
   }
 }
 
 /** A component we depend on (database, search index) cannot be reached. */
-export class DependencyUnavailableError extends Error {
+export class DependencyUnavailableError extends ServiceError {
   constructor(
     readonly dependency: string,
     options?: { cause?: unknown },
   ) {
-    super(`The ${dependency} is temporarily unavailable. Please retry shortly.`, options);
+    super('dependency_unavailable', `The ${dependency} is temporarily unavailable. Please retry shortly.`, {}, options);
   }
 }
 
 /** The model provider failed or timed out. */
-export class UpstreamError extends Error {
+export class UpstreamError extends ServiceError {
   constructor(options?: { cause?: unknown }) {
-    super('The model provider failed to answer in time. The request was counted; please retry.', options);
+    super('upstream_failed', 'The model provider failed to answer in time. The request was counted; please retry.', {}, options);
   }
 }

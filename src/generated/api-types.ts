@@ -209,7 +209,7 @@ export interface components {
              *     file's magic bytes. Files are held in memory only and never stored; their contents
              *     are sent to the model provider when one is configured.
              */
-            files?: string[];
+            files?: Blob[];
         };
         /**
          * @description Metadata filters. Every key is optional and takes one string (not an array). Matching is

@@ -1,25 +1,31 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { operations } from '../generated/api-types.js';
 import type { Principal } from '../domain/keys/principal.js';
+import type { UploadedFile } from '../domain/uploaded-file.js';
 import type { Services } from '../services.js';
-import type { RawAttachment } from '../domain/attachments/prepare.js';
 
 export type OperationId = keyof operations;
 
-type BodyOf<Op> = Op extends { requestBody?: { content: infer C } } ? C[keyof C] : undefined;
+type ContentOf<Op> = Op extends { requestBody?: { content: infer C } } ? C : never;
 
-/** The multipart query once parsed: text parts as in the contract, files held in memory. */
-export type UploadedQuery = Omit<BodyOf<operations['queryMultipart']>, 'files'> & { files: RawAttachment[] };
+/** A multipart body once read: its file parts (Blob in the generated types) are uploaded files in memory. */
+type Uploaded<T> = { [K in keyof T]: T[K] extends Blob[] | undefined ? UploadedFile[] : T[K] extends Blob | undefined ? UploadedFile : T[K] };
+
+/** The body a handler gets, by the operation's request media type. */
+type BodyOf<Op> = [ContentOf<Op>] extends [never]
+  ? undefined
+  : ContentOf<Op> extends { 'multipart/form-data': infer M }
+    ? Uploaded<M>
+    : ContentOf<Op>[keyof ContentOf<Op>];
+
 type OkOf<Op> = Op extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
 
 /** What a handler gets: the validated body, the caller, a unit of work and the request's time. */
 export interface HandlerInput<K extends OperationId> {
-  body: K extends 'queryMultipart' ? UploadedQuery : BodyOf<operations[K]>;
+  body: BodyOf<operations[K]>;
   principal: Principal;
   em: EntityManager;
   now: Date;
-  log: Logger;
   services: Services;
 }
 

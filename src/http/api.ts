@@ -10,9 +10,9 @@ import type { WindowHeaders } from '../domain/limits/window.js';
 import { AuthenticationError } from '../domain/errors.js';
 import { handlers } from '../handlers/index.js';
 import type { Handler, OperationId } from '../handlers/types.js';
-import { RouteError } from './http-errors.js';
-import { readMultipartQuery } from './multipart.js';
-import { readJsonBody } from './request-body.js';
+import { NotFoundError } from '../domain/errors.js';
+import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
+import { MethodNotAllowedError } from './http-errors.js';
 import type { AppState } from './state.js';
 
 type Ctx = Context & { state: AppState };
@@ -77,33 +77,41 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       ctx.state.logId = admission.logId;
     },
     notFound: (_c: OpenApiContext, ctx: Ctx) => {
-      throw new RouteError(404, `No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage and plans.`);
+      throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage and plans.`);
     },
     methodNotAllowed: (_c: OpenApiContext, ctx: Ctx) => {
       const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
-      throw new RouteError(405, `Method ${ctx.method} is not allowed on ${ctx.path}. Allowed: ${allow.join(', ')}.`, allow);
+      throw new MethodNotAllowedError(`Method ${ctx.method} is not allowed on ${ctx.path}. Allowed: ${allow.join(', ')}.`, allow);
     },
   });
 
   for (const [operationId, handler] of Object.entries(handlers)) {
-    api.register(operationId, bind(operationId as OperationId, handler as Handler<OperationId>, deps));
+    api.register(operationId, bind(handler as Handler<OperationId>, deps));
   }
+  checkBodySpecs();
   return api;
 }
 
-function bind(operationId: OperationId, handler: Handler<OperationId>, deps: ApiDeps) {
+type OperationSpec = { operationId?: string; requestBody?: { content?: RequestBodySpec['content'] } };
+
+/** Fails at start, not at the first request, when the contract declares a body the service cannot read. */
+function checkBodySpecs(): void {
+  for (const item of Object.values(spec.paths as Record<string, Record<string, OperationSpec>>)) {
+    for (const operation of Object.values(item)) {
+      if (operation.requestBody?.content) checkBodySpec({ operationId: operation.operationId ?? '', content: operation.requestBody.content });
+    }
+  }
+}
+
+function bind(handler: Handler<OperationId>, deps: ApiDeps) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
-    const body = !c.operation.requestBody
-      ? undefined
-      : operationId === 'queryMultipart'
-        ? await readMultipartQuery(ctx)
-        : await readJsonBody(ctx, operationId);
+    // the operation as openapi-backend resolved it: its body schemas are dereferenced
+    const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
     const result = await handler({
-      body: body as never,
+      body: (body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined) as never,
       principal: ctx.state.principal!,
       em: ctx.state.em,
       now: deps.clock.now(),
-      log: ctx.state.log,
       services: deps.services,
     });
     ctx.state.usage = result.usage;

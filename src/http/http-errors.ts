@@ -1,24 +1,21 @@
-// Failures that only exist at the HTTP boundary (body framing), mapped by error-mapper.ts.
+// Failures that only exist at the HTTP boundary (body framing, routing); codes of the one vocabulary
+// in src/domain/errors.ts, mapped by error-table.ts.
+import { ServiceError } from '../domain/errors.js';
 
-export class PayloadTooLargeError extends Error {
+export class PayloadTooLargeError extends ServiceError {
   constructor(readonly limitBytes: number) {
-    super(`Request body is larger than the limit of ${limitBytes} bytes.`);
+    super('payload_too_large', `Request body is larger than the limit of ${limitBytes} bytes.`);
   }
 }
 
-export class UnsupportedContentTypeError extends Error {
+export class UnsupportedContentTypeError extends ServiceError {
   constructor(received: string, accepted: string) {
-    super(`Unsupported Content-Type '${received}'. This operation accepts ${accepted}.`);
+    super('unsupported_media_type', `Unsupported Content-Type '${received}'. This operation accepts ${accepted}.`);
   }
 }
 
-/** An unknown path or method: answered in the {detail} shape. */
-export class RouteError extends Error {
-  constructor(
-    readonly status: 404 | 405,
-    message: string,
-    readonly allow: string[] = [],
-  ) {
-    super(message);
+export class MethodNotAllowedError extends ServiceError {
+  constructor(message: string, allow: string[]) {
+    super('method_not_allowed', message, { allow });
   }
 }

@@ -94,7 +94,8 @@ describe('POST /api/v1/dev/query-multipart', () => {
     const files = Array.from({ length: 6 }, (_, i) => ({ name: `n${i}.txt`, bytes: new TextEncoder().encode(`note ${i}`), type: 'text/plain' }));
     const res = await upload(form({ query: 'photosynthesis' }, files));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Too many attachments: 6 were sent, at most 5 are allowed.' });
+    const message = 'Too many attachments: 6 were sent, at most 5 are allowed.';
+    expect(res.body).toEqual({ detail: message, errors: [{ path: '/files', message }] });
   });
 
   test('a file over 10 MiB is 400 naming the file, its size and the maximum', async () => {

@@ -121,7 +121,7 @@ describe('daily limit (limiter with a plan whose day limit is below its month li
     expect(refused.admitted).toBe(false);
     if (!refused.admitted) {
       expect(refused.error.kind).toBe('day');
-      expect(refused.error.retryAfterSeconds).toBe(1);
+      expect(refused.error.data.retryAfterSeconds).toBe(1);
     }
     // a new UTC day: the day has room again; the month (5) allows two more
     expect((await at('2026-05-21T00:00:00Z')).admitted).toBe(true);

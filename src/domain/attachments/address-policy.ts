@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { InvalidAttachmentError } from '../errors.js';
 
 // Decides which attachment URLs and addresses the service may reach: public HTTPS hosts only, so a
 // caller cannot make us fetch from our own machine, our network or a cloud metadata service.
@@ -9,7 +10,7 @@ export function shownUrl(rawUrl: string): string {
   return rawUrl.slice(0, 200);
 }
 
-export class UnsafeUrlError extends Error {
+export class UnsafeUrlError extends InvalidAttachmentError {
   constructor(rawUrl: string) {
     super(`Attachment URL '${shownUrl(rawUrl)}' is unsafe or invalid: only HTTPS URLs to public domains are allowed.`);
   }

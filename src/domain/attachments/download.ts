@@ -9,12 +9,15 @@ export interface UrlAttachment {
   media_type?: string;
 }
 
-/** A URL attachment in memory, with the labels its type is detected from: the URL, the Content-Type, media_type. */
+/**
+ * A URL attachment in memory, with the labels its type is detected from: the final URL's file name
+ * (after redirects, the same name the answer shows), the Content-Type, media_type.
+ */
 export async function downloadAttachment(fetcher: AttachmentFetcher, attachment: UrlAttachment): Promise<RawAttachment> {
   const fetched = await fetcher(attachment.url);
   return {
     name: fetched.fileName,
     bytes: fetched.bytes,
-    hints: { name: new URL(attachment.url).pathname, contentType: fetched.contentType, mediaType: attachment.media_type },
+    hints: { name: fetched.fileName, contentType: fetched.contentType, mediaType: attachment.media_type },
   };
 }

@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
+import { InvalidAttachmentError } from '../errors.js';
 
 export const SUPPORTED_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'application/pdf', 'text/plain'] as const;
 export type SupportedType = (typeof SUPPORTED_TYPES)[number];
@@ -21,13 +22,13 @@ const BY_EXTENSION: Record<string, SupportedType> = {
 const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'image/heif': 'image/heic', 'text/markdown': 'text/plain' };
 const UNINFORMATIVE = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown', '']);
 
-export class UnsupportedMediaTypeError extends Error {
+export class UnsupportedMediaTypeError extends InvalidAttachmentError {
   constructor(name: string, mediaType: string) {
     super(`Unsupported media type '${mediaType}' for attachment '${name}'. Supported types: ${SUPPORTED_TYPES.join(', ')}.`);
   }
 }
 
-export class ContentMismatchError extends Error {
+export class ContentMismatchError extends InvalidAttachmentError {
   constructor(name: string, declared: string, actual: string) {
     super(`Attachment '${name}' is declared as ${declared}, but its content is ${actual}.`);
   }

@@ -1,6 +1,7 @@
 import convertHeic from 'heic-convert';
 import { imageSize } from 'image-size';
-import { pdfPages, textPages, UnreadableDocumentError } from '../documents/extract.js';
+import { pdfPages, textPages } from '../documents/extract.js';
+import { InvalidAttachmentError } from '../errors.js';
 import type { Page } from '../documents/pages.js';
 import { detectType, type TypeHints } from './media-type.js';
 
@@ -61,7 +62,7 @@ export async function prepareAttachment(raw: RawAttachment): Promise<PreparedAtt
     }
     ({ width, height } = imageSize(bytes));
   } catch (error) {
-    throw new UnreadableDocumentError(`Attachment '${raw.name}' is not a readable ${type} image.`, { cause: error });
+    throw new InvalidAttachmentError(`Attachment '${raw.name}' is not a readable ${type} image.`, { cause: error });
   }
   return {
     kind: 'image',

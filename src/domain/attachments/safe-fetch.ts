@@ -2,6 +2,7 @@ import { promises as dns } from 'node:dns';
 import { request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
+import { InvalidAttachmentError } from '../errors.js';
 import { checkUrl, ipLiteralOf, isPublicAddress, shownUrl, UnsafeUrlError } from './address-policy.js';
 
 // Downloads an attachment URL into memory. Every hop (the URL and each redirect) is checked by
@@ -36,9 +37,9 @@ export interface Fetched {
   fileName: string;
 }
 
-export class AttachmentFetchError extends Error {}
+export class AttachmentFetchError extends InvalidAttachmentError {}
 
-export class AttachmentTooLargeError extends Error {
+export class AttachmentTooLargeError extends InvalidAttachmentError {
   constructor(
     readonly fileName: string,
     readonly size: number,

@@ -1,10 +1,15 @@
+import { ServiceError } from '../errors.js';
 import { normalise } from '../text/normalise.js';
 import { splitMarkedText, type Page } from './pages.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from './pdf-budget.js';
 import { extractPdfPages } from './pdf-text.js';
 
 /** The file cannot be indexed; the message says why and what to do about it. */
-export class UnreadableDocumentError extends Error {}
+export class UnreadableDocumentError extends ServiceError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unreadable_document', message, {}, options);
+  }
+}
 
 const PDF_SIGNATURE = '%PDF-';
 const TEXT_EXTENSIONS = ['.txt', '.md'];

@@ -1,0 +1,145 @@
+import busboy from 'busboy';
+import type { Context } from 'koa';
+import { InvalidRequestError } from '../domain/errors.js';
+import type { UploadedFile } from '../domain/uploaded-file.js';
+import type { MediaTypeSpec, SchemaSpec } from './body-readers.js';
+import { checkWellFormed, validated } from './body-checks.js';
+import { PayloadTooLargeError } from './http-errors.js';
+
+/** How the contract says each part is read: file parts (format: binary), JSON parts (encoding), text. */
+interface PartRules {
+  files: Map<string, { multiple: boolean; maxCount: number; maxBytes: number }>;
+  json: Set<string>;
+  text: Set<string>;
+}
+
+function partRules(media: MediaTypeSpec): PartRules {
+  const rules: PartRules = { files: new Map(), json: new Set(), text: new Set() };
+  for (const [name, schema] of Object.entries(media.schema.properties ?? {})) {
+    const encoding = media.encoding?.[name];
+    const multiple = schema.type === 'array';
+    if ((multiple ? schema.items : schema)?.format === 'binary') {
+      rules.files.set(name, { multiple, maxCount: multiple ? (schema.maxItems ?? Infinity) : 1, maxBytes: encoding?.['x-max-bytes'] ?? media['x-max-body-bytes'] });
+    } else if (encoding?.contentType === 'application/json') rules.json.add(name);
+    else rules.text.add(name);
+  }
+  return rules;
+}
+
+class TooLarge extends Error {}
+
+interface Received {
+  name: string;
+  field: string;
+  type: string;
+  chunks: Buffer[];
+  size: number;
+}
+
+/**
+ * Parses a multipart body in memory (uploads are never written to disk), with the parts the
+ * operation's contract declares, bounding the body before it is read in full: a declared length
+ * over the limit is refused unread, and a body that grows past it is cut off. Every file's size
+ * is counted to the end, so an oversized file is reported with its real size without being kept.
+ */
+export async function readMultipartBody(ctx: Context, operationId: string, media: MediaTypeSpec): Promise<unknown> {
+  const limit = media['x-max-body-bytes'];
+  if (Number(ctx.get('Content-Length') || 0) > limit) throw new PayloadTooLargeError(limit);
+  const rules = partRules(media);
+  const partNames = [...rules.text, ...rules.json, ...rules.files.keys()].join(', ');
+
+  const fields: Record<string, string> = {};
+  const problems: string[] = [];
+  const files: Received[] = [];
+
+  await new Promise<void>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: ctx.req.headers, limits: { fieldSize: 10_000, fields: 20, parts: 50 }, defParamCharset: 'utf8' });
+    } catch (error) {
+      reject(new InvalidRequestError(`The multipart body is malformed: ${(error as Error).message}.`));
+      return;
+    }
+    const malformed = (error: Error) => reject(new InvalidRequestError(`The multipart body is malformed: ${error.message}.`));
+    // a client that goes away mid-upload must not leave the request hanging
+    ctx.req.on('aborted', () => reject(new InvalidRequestError('The upload was interrupted before the multipart body ended.')));
+    let received = 0;
+    ctx.req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) {
+        ctx.req.unpipe(parser);
+        ctx.req.resume();
+        reject(new TooLarge());
+      }
+    });
+    parser.on('field', (name, value) => {
+      if (!rules.text.has(name) && !rules.json.has(name)) {
+        problems.push(rules.files.has(name) ? `Part '${name}' must be a file part (with a file name).` : `Unknown part '${name}': the parts are ${partNames}.`);
+      } else if (name in fields) problems.push(`Part '${name}' was sent more than once.`);
+      else fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      // a body that ends inside a file part fails on the part's stream: unhandled, it would crash the process
+      stream.on('error', malformed);
+      const rule = rules.files.get(name);
+      if (!rule) {
+        problems.push(`Unexpected file in part '${name}': upload files in parts named ${[...rules.files.keys()].join(', ')}.`);
+        stream.resume();
+        return;
+      }
+      const sameField = files.filter((f) => f.field === name).length;
+      if (!rule.multiple && sameField > 0) problems.push(`Part '${name}' was sent more than once.`);
+      const file: Received = { name: info.filename || `file-${files.length + 1}`, field: name, type: info.mimeType, chunks: [], size: 0 };
+      files.push(file);
+      // past the per-file maximum (or the part count) only the size is kept
+      const keep = sameField < rule.maxCount;
+      stream.on('data', (chunk: Buffer) => {
+        file.size += chunk.length;
+        if (keep && file.size <= rule.maxBytes) file.chunks.push(chunk);
+      });
+    });
+    parser.on('fieldsLimit', () => problems.push('Too many parts in the multipart body.'));
+    parser.on('partsLimit', () => problems.push('Too many parts in the multipart body.'));
+    parser.on('error', malformed);
+    parser.on('close', () => resolve());
+    ctx.req.pipe(parser);
+  }).catch((error: unknown) => {
+    throw error instanceof TooLarge ? new PayloadTooLargeError(limit) : error;
+  });
+
+  if (problems.length > 0) throw new InvalidRequestError(problems[0]!);
+  const parts: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) parts[name] = rules.json.has(name) ? jsonPart(name, value, media.schema.properties?.[name]) : value;
+  checkWellFormed(parts);
+  // file parts stand in as placeholders for the schema check (their count included); sizes are checked below
+  const placeholders: Record<string, unknown> = {};
+  for (const [name, rule] of rules.files) {
+    const count = files.filter((f) => f.field === name).length;
+    if (rule.multiple) placeholders[name] = Array.from({ length: count }, () => '');
+    else if (count > 0) placeholders[name] = '';
+  }
+  validated(operationId, { ...parts, ...placeholders });
+  for (const file of files) {
+    const { maxBytes } = rules.files.get(file.field)!;
+    if (file.size > maxBytes) throw new InvalidRequestError(`File '${file.name}' is ${file.size} bytes, larger than the maximum of ${maxBytes} bytes.`);
+  }
+
+  for (const [name, rule] of rules.files) {
+    const uploaded: UploadedFile[] = files
+      .filter((f) => f.field === name)
+      .map((f) => ({ name: f.name, bytes: new Uint8Array(Buffer.concat(f.chunks)), contentType: f.type }));
+    if (rule.multiple) parts[name] = uploaded;
+    else if (uploaded[0]) parts[name] = uploaded[0];
+  }
+  return parts;
+}
+
+function jsonPart(name: string, text: string, schema: SchemaSpec | undefined): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const example = schema?.examples?.[0];
+    const kind = typeof schema?.type === 'string' ? ` ${schema.type}` : '';
+    throw new InvalidRequestError(`Part '${name}' must be a JSON${kind}${example === undefined ? '' : `, for example ${JSON.stringify(example)}`}.`);
+  }
+}
