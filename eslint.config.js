@@ -1,6 +1,21 @@
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+
+// The layering of README "Architecture", enforced: each block below names what one layer may not
+// import (one block per file, since a later block's rule replaces an earlier one's).
+const operationIds = Object.values(JSON.parse(readFileSync(new URL('./src/generated/openapi.json', import.meta.url), 'utf8')).paths)
+  .flatMap((item) => Object.values(item).map((op) => op.operationId))
+  .filter(Boolean);
+const forbid = (...groups) => ['error', { patterns: groups }];
+const HTTP = { group: ['**/http/*', '**/http/**'], message: 'Only the entry point (src/main.ts) and tests use the HTTP layer.' };
+const HANDLERS = { group: ['**/handlers/*', '**/handlers/**'], message: 'Handlers are reached through the HTTP layer only.' };
+const ADAPTERS = {
+  group: ['**/search-index/*', '**/providers/*'],
+  message: 'The domain depends on its ports (src/domain/ports); src/services.ts wires the implementations.',
+};
+const APP = { group: ['**/http/app.js', './app.js'], message: 'Only the entry point (src/main.ts) and the test harness build the Koa app.' };
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.cache/', '.data/', 'src/generated/', 'coverage/'] },
@@ -14,6 +29,31 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  { files: ['src/domain/**/*.ts'], rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS, ADAPTERS) } },
+  {
+    files: ['src/*.ts', 'src/db/**/*.ts', 'src/search-index/**/*.ts', 'src/providers/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['src/main.ts'],
+    rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS) },
+  },
+  {
+    files: ['src/handlers/**/*.ts'],
+    ignores: ['src/handlers/index.ts'],
+    rules: {
+      'no-restricted-imports': forbid(HTTP, {
+        group: operationIds.map((id) => `./${id}.js`),
+        message: 'A handler never imports another handler: share code through a domain module or a non-handler helper.',
+      }),
+    },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid(APP, {
+        group: ['**/handlers/*', '!**/handlers/index.js'],
+        message: 'The HTTP layer reaches handlers only through the registry, src/handlers/index.ts.',
+      }),
     },
   },
   {
