@@ -36,7 +36,8 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
     server.close(() => void Promise.all([orm.close(), services.index.close()]).then(() => process.exit(0)));
-    setTimeout(() => process.exit(0), 10_000).unref();
+    // requests still open after the deadline are cut: a supervisor must see that as a failure
+    setTimeout(() => process.exit(1), 10_000).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
