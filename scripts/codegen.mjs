@@ -1,5 +1,7 @@
-// Regenerates src/generated/ from openapi/openapi.yaml:
-//   openapi.json          the bundled contract (served, and read by openapi-backend)
+// Regenerates src/generated/ from the contract in openapi/ (entry openapi/openapi.yaml), bundled
+// into one document by `redocly bundle main@v1`:
+//   openapi.json          the bundled contract (read by openapi-backend, the integration tests'
+//                         response checks and the contract tests)
 //   api-types.ts          TypeScript types (openapi-typescript)
 //   request-validators.ts Ajv standalone validators for every request body, by operationId
 // `--check` regenerates into a temporary folder and fails when the committed files differ.
@@ -76,5 +78,5 @@ if (check && !process.exitCode) {
     console.error(`src/generated is out of date with openapi/ (${drift.join(', ')}): run npm run codegen and commit.`);
     process.exit(1);
   }
-  console.log('src/generated matches openapi/openapi.yaml');
+  console.log('src/generated matches openapi/');
 }
