@@ -1,7 +1,11 @@
-// Regenerates src/generated/ from openapi/openapi.yaml:
-//   openapi.json          the bundled contract (served, and read by openapi-backend)
+// Regenerates src/generated/ from the contract in openapi/ (entry openapi/openapi.yaml), bundled
+// into one document by `redocly bundle main@v1`:
+//   openapi.json          the bundled contract (read by openapi-backend, the integration tests'
+//                         response checks and the contract tests)
 //   api-types.ts          TypeScript types (openapi-typescript)
 //   request-validators.ts Ajv standalone validators for every request body, by operationId
+//   contract-values.ts    the contract's vocabularies: every enum of components.schemas, and the
+//                         metadata keys (the properties of Filters), as readonly arrays and unions
 // `--check` regenerates into a temporary folder and fails when the committed files differ.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, existsSync, mkdirSync } from 'node:fs';
@@ -67,6 +71,70 @@ async function generate() {
     join(out, 'request-validators.ts'),
     `// ${HEADER}\n// @ts-nocheck\n/* eslint-disable */\n${code}\n`,
   );
+
+  // 4. constants from the contract's enums
+  writeFileSync(join(out, 'contract-values.ts'), contractValues(bundle));
+}
+
+/**
+ * One `as const` array and its union type per enum of components.schemas, named after the
+ * property path that holds it (Filters.category -> CATEGORIES / Category, Error.error.code ->
+ * ERROR_CODES / ErrorCode) or, for an enum schema of its own, after the schema. Enums with the same
+ * name and values (the `model` of both query bodies) are one constant; the same name with other
+ * values is an error, since one name would then stand for two vocabularies.
+ */
+function contractValues(bundle) {
+  // keywords whose values are data, not subschemas: an enum inside them is no vocabulary
+  const dataKeywords = new Set(['enum', 'const', 'default', 'example', 'examples']);
+  const found = new Map();
+  // names: the property names from the schema down to `node`, or the schema's own name at its top
+  const visit = (node, pointer, names) => {
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => visit(item, `${pointer}/${i}`, names));
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node.enum)) {
+      const words = names.flatMap((name) => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[^A-Za-z0-9]+/)).filter(Boolean);
+      const name = [...words.slice(0, -1), plural(words.at(-1))].join('_').toUpperCase();
+      const type = words.map((w) => w[0].toUpperCase() + w.slice(1).toLowerCase()).join('');
+      const seen = found.get(name);
+      if (seen && JSON.stringify(seen.values) !== JSON.stringify(node.enum)) {
+        throw new Error(`${seen.pointers[0]} and ${pointer} both make ${name} with other values: give one vocabulary its own schema`);
+      }
+      if (seen) seen.pointers.push(pointer);
+      else found.set(name, { type, values: node.enum, pointers: [pointer] });
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'properties') {
+        // the schema's own name gives way to the property names below it
+        const parents = pointer.includes('/properties/') ? names : [];
+        for (const [prop, schema] of Object.entries(value)) visit(schema, `${pointer}/properties/${escapePointer(prop)}`, [...parents, prop]);
+      } else if (!dataKeywords.has(key)) visit(value, `${pointer}/${escapePointer(key)}`, names);
+    }
+  };
+  for (const [name, schema] of Object.entries(bundle.components.schemas)) {
+    visit(schema, `#/components/schemas/${escapePointer(name)}`, [name]);
+  }
+  const filters = bundle.components.schemas.Filters;
+  if (!filters?.properties) throw new Error('components.schemas.Filters with properties is missing: it defines the metadata keys');
+  found.set('METADATA_KEYS', { type: 'MetadataKey', values: Object.keys(filters.properties), pointers: ['property names of #/components/schemas/Filters'] });
+
+  const blocks = [...found].map(([name, { type, values, pointers }]) =>
+    `/** ${pointers.join(', ')} */\n` +
+    `export const ${name} = [${values.map((v) => JSON.stringify(v)).join(', ')}] as const;\n` +
+    `export type ${type} = (typeof ${name})[number];\n`);
+  return `// ${HEADER}\n\n${blocks.join('\n')}`;
+}
+
+function plural(word) {
+  if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
+  if (/(ss|us|x|ch|sh)$/.test(word)) return `${word}es`;
+  return word.endsWith('s') ? word : `${word}s`; // words such as "analytics" are plural already
+}
+
+function escapePointer(token) {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 if (check && !process.exitCode) {
@@ -79,5 +147,5 @@ if (check && !process.exitCode) {
     console.error(`src/generated is out of date with openapi/ (${drift.join(', ')}): run npm run codegen and commit.`);
     process.exit(1);
   }
-  console.log('src/generated matches openapi/openapi.yaml');
+  console.log('src/generated matches openapi/');
 }
