@@ -4,6 +4,7 @@ import { InvalidRequestError } from '../domain/errors.js';
 import type { MediaTypeSpec } from './body-readers.js';
 import { checkWellFormed, validated } from './body-checks.js';
 import { PayloadTooLargeError, UnsupportedContentTypeError } from './http-errors.js';
+import { parseJsonText } from './json-text.js';
 
 interface BodyFramingError {
   status?: number;
@@ -11,25 +12,44 @@ interface BodyFramingError {
   code?: string;
 }
 
-/** Reads a JSON body within the contract's size limit and checks it against the operation's schema. */
+const UTF8 = new Set(['utf-8', 'utf8']);
+
+/**
+ * Reads a JSON body within the contract's size limit and checks it against the operation's
+ * schema. The body must be UTF-8 (RFC 8259): another declared charset is 415, bytes that are not
+ * UTF-8 are 400, never silently replaced.
+ */
 export async function readJsonBody(ctx: Context, operationId: string, media: MediaTypeSpec): Promise<unknown> {
+  const charset = ctx.request.charset;
+  if (charset && !UTF8.has(charset.toLowerCase())) {
+    throw new UnsupportedContentTypeError(ctx.get('Content-Type'), 'application/json in UTF-8 (charset=utf-8 or no charset)');
+  }
   const limit = media['x-max-body-bytes'];
-  let body: unknown;
+  let bytes: unknown;
   try {
-    body = await coBody.json(ctx.req, { limit, strict: true });
+    // the raw bytes (after Content-Encoding), decoded below so that invalid UTF-8 is refused: co-body
+    // hands `encoding` to raw-body, which returns a Buffer when it is falsy (its types only allow strings)
+    bytes = await coBody.text(ctx.req, { limit, encoding: false as unknown as string });
+    if (!Buffer.isBuffer(bytes)) throw new Error('co-body returned text instead of the raw body');
   } catch (error) {
     const framing = error as BodyFramingError;
     if (framing.status === 413) throw new PayloadTooLargeError(limit);
     if (framing.type === 'encoding.unsupported' || framing.status === 415) {
       throw new UnsupportedContentTypeError(ctx.get('Content-Encoding') || ctx.get('Content-Type'), 'application/json (identity, gzip or deflate encoded)');
     }
-    if (framing.status === 400) throw new InvalidRequestError('The request body is not valid JSON.');
     // zlib (Z_*) and brotli (ERR__*) refusing a body that is not what its Content-Encoding says
     if (framing.code?.startsWith('Z_') || framing.code?.startsWith('ERR__')) {
       throw new InvalidRequestError(`The request body could not be decompressed as ${ctx.get('Content-Encoding')}.`);
     }
     throw error;
   }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InvalidRequestError('The request body is not valid UTF-8 text: send JSON encoded as UTF-8.');
+  }
+  const body = parseJsonText(text);
   checkWellFormed(body);
   return validated(operationId, body);
 }

@@ -5,6 +5,7 @@ import type { UploadedFile } from '../domain/uploaded-file.js';
 import type { MediaTypeSpec, SchemaSpec } from './body-readers.js';
 import { checkWellFormed, validated } from './body-checks.js';
 import { PayloadTooLargeError } from './http-errors.js';
+import { parseJsonText } from './json-text.js';
 
 /** How the contract says each part is read: file parts (format: binary), JSON parts (encoding), text. */
 interface PartRules {
@@ -135,11 +136,7 @@ export async function readMultipartBody(ctx: Context, operationId: string, media
 }
 
 function jsonPart(name: string, text: string, schema: SchemaSpec | undefined): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    const example = schema?.examples?.[0];
-    const kind = typeof schema?.type === 'string' ? ` ${schema.type}` : '';
-    throw new InvalidRequestError(`Part '${name}' must be a JSON${kind}${example === undefined ? '' : `, for example ${JSON.stringify(example)}`}.`);
-  }
+  const example = schema?.examples?.[0];
+  const kind = typeof schema?.type === 'string' ? ` ${schema.type}` : '';
+  return parseJsonText(text, `Part '${name}'`, `Part '${name}' must be a JSON${kind}${example === undefined ? '' : `, for example ${JSON.stringify(example)}`}.`);
 }
