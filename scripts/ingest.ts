@@ -37,9 +37,27 @@ const { values, positionals } = parseArgs({
   },
 });
 
+const USAGE = `usage: npm run ingest -- --manifest <file.json> [--store S] [--if-empty]
+       npm run ingest -- --subject S --grade G --category C --language L [--year Y] [--name N] [--store S] <file>...`;
+
 function fail(message: string): never {
-  console.error(`ingest: ${message}\nusage: npm run ingest -- --manifest <file.json> | --subject S --grade G --category C --language L [--year Y] [--name N] <file>...`);
+  console.error(`ingest: ${message}\n${USAGE}`);
   process.exit(2);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A manifest entry as the rest of the script needs it, or a message naming the entry and what it lacks. */
+function manifestItem(entry: unknown, position: number, count: number, dir: string): Item {
+  const where = `manifest entry ${position} of ${count}${isObject(entry) && typeof entry.name === 'string' ? ` ('${entry.name}')` : ''}`;
+  if (!isObject(entry)) fail(`${where} must be an object {"file", "name", "metadata"}`);
+  const { file, name, metadata } = entry;
+  if (typeof file !== 'string' || !file) fail(`${where} has no "file" (the document's path, relative to the manifest)`);
+  if (typeof name !== 'string' || !name) fail(`${where} has no "name" (the document's name shown in citations)`);
+  if (!isObject(metadata)) fail(`${where} has no "metadata" object {subject, grade, category, language, year?}`);
+  const wrong = Object.entries(metadata).find(([, value]) => typeof value !== 'string');
+  if (wrong) fail(`${where}: metadata "${wrong[0]}" must be a string, e.g. "10"`);
+  return { file: resolve(dir, file), name, metadata };
 }
 
 async function items(): Promise<Item[]> {
@@ -52,7 +70,7 @@ async function items(): Promise<Item[]> {
       fail(`cannot read the manifest ${path}: ${(error as Error).message}`);
     }
     if (!Array.isArray(list)) fail('the manifest must be a JSON array');
-    return (list as Item[]).map((item) => ({ ...item, file: resolve(dirname(path), item.file) }));
+    return list.map((entry, i) => manifestItem(entry, i + 1, list.length, dirname(path)));
   }
   if (positionals.length === 0) fail('no files given');
   if (values.name && positionals.length > 1) fail('--name applies to a single file');
@@ -60,7 +78,10 @@ async function items(): Promise<Item[]> {
   return positionals.map((file) => ({ file: resolve(file), name: values.name ?? basename(file), metadata }));
 }
 
-if (values.help) fail('help');
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const list = await items();
 for (const item of list) {
   try {

@@ -3,17 +3,19 @@ import type { AnsweringServices } from './domain/answering/answer-question.js';
 import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
 import { OpenAiProvider } from './providers/openai-provider.js';
-import { SearchIndex } from './search-index/weaviate.js';
+import { WeaviateSearchIndex } from './search-index/weaviate.js';
 
 /** The long-lived collaborators of the handlers, built once from configuration. */
 export interface Services extends AnsweringServices {
+  /** The concrete index, whose connection the entry point prepares and closes. */
+  index: WeaviateSearchIndex;
   /** Production always downloads with the strict defaults; only tests construct another fetcher. */
   fetchAttachment: AttachmentFetcher;
 }
 
 export function createServices(config: Config): Services {
   return {
-    index: new SearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
+    index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
     provider: config.OPENAI_API_KEY
       ? new OpenAiProvider({
           apiKey: config.OPENAI_API_KEY,

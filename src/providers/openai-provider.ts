@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { UpstreamError } from '../domain/errors.js';
-import type { ChatMessage, Completion, Embedder, ModelProvider, PublicModel } from './model-provider.js';
+import type { ChatMessage, Completion, Embedder, ModelProvider, PublicModel } from '../domain/ports/model-provider.js';
 
 export interface OpenAiSettings {
   apiKey: string;

@@ -1,33 +1,17 @@
-import weaviate, { type Collection, type WeaviateClient } from 'weaviate-client';
+import weaviate, { Filters, type Collection, type FilterValue, type WeaviateClient } from 'weaviate-client';
 import { DependencyUnavailableError } from '../domain/errors.js';
+import type { ChunkRecord, ChunkSelection, Hit, SearchIndex, SearchRequest } from '../domain/ports/search-index.js';
 
-export const COLLECTION = 'CurriculumChunk';
+const COLLECTION = 'CurriculumChunk';
 const HEALTHY_FOR_MS = 5_000;
 const PROBE_TIMEOUT_MS = 1_500;
 
-/** Properties of one chunk in the index. */
-export interface ChunkProperties {
+/** A chunk as the collection stores it: the client wants an object with a string index. */
+interface ChunkProperties extends ChunkRecord {
   [key: string]: string | number | number[];
-  /** The chunk's words as the service's analyser produced them (see src/domain/text/analyse.ts). */
-  textTerms: string;
-  /** Word stems (the first grapheme clusters of Sinhala and Tamil words). */
-  textStems: string;
-  /** The original text with its page markers, returned in citations. */
-  chunkText: string;
-  documentId: string;
-  documentName: string;
-  subject: string;
-  grade: string;
-  category: string;
-  language: string;
-  year: string;
-  pages: number[];
-  chunkIndex: number;
-  /** Which ingestion wrote the chunk, so a failed re-ingestion can be rolled back. */
-  ingestRun: string;
 }
 
-export const FILTER_PROPERTIES = ['documentId', 'documentName', 'subject', 'grade', 'category', 'language', 'year', 'ingestRun'] as const;
+const FILTER_PROPERTIES = ['documentId', 'documentName', 'subject', 'grade', 'category', 'language', 'year', 'ingestRun'] as const;
 
 export interface IndexSettings {
   url: string;
@@ -47,12 +31,18 @@ const PROPERTIES = [
   { name: 'chunkIndex', dataType: 'int' as const },
 ];
 
+const BATCH = 100;
+
+// stems outweigh whole words: measured on the Sinhala and Tamil QA sets (recall@5 1.000 and 0.764
+// against 0.976 and 0.756 with equal weights), and as good on English
+const QUERY_PROPERTIES = ['textTerms', 'textStems^4'];
+
 /**
  * The chunk index in Weaviate: one collection, one tenant per store (so stores never mix and
  * each has its own keyword statistics). Connects lazily and reconnects after an outage, so the
  * service starts and recovers on its own whether or not Weaviate is up.
  */
-export class SearchIndex {
+export class WeaviateSearchIndex implements SearchIndex {
   private client: Promise<WeaviateClient> | null = null;
   private readonly tenants = new Set<string>();
   /** Until when the index counts as reachable without asking (ms since epoch). */
@@ -60,8 +50,56 @@ export class SearchIndex {
 
   constructor(private readonly settings: IndexSettings) {}
 
+  async writeChunks(store: string, chunks: ChunkRecord[], vectors?: number[][]): Promise<void> {
+    await this.ensureTenant(store);
+    await this.use(async (collection) => {
+      const tenant = collection.withTenant(store);
+      for (let start = 0; start < chunks.length; start += BATCH) {
+        const objects = chunks.slice(start, start + BATCH).map((chunk, i) => {
+          const properties: ChunkProperties = { ...chunk };
+          const vector = vectors?.[start + i];
+          return vector ? { properties, vectors: vector } : { properties };
+        });
+        const result = await tenant.data.insertMany(objects);
+        if (result.hasErrors) {
+          const first = Object.values(result.errors)[0];
+          throw new Error(`the search index refused a chunk: ${first?.message ?? 'unknown error'}`);
+        }
+      }
+    });
+  }
+
+  async deleteChunks(store: string, which: ChunkSelection): Promise<void> {
+    if (!(await this.hasTenant(store))) return;
+    await this.use(async (collection) => {
+      const tenant = collection.withTenant(store);
+      const conditions: FilterValue[] = [tenant.filter.byProperty('documentId').equal(which.documentId)];
+      if (which.ingestRun) conditions.push(tenant.filter.byProperty('ingestRun').equal(which.ingestRun));
+      if (which.exceptRun) conditions.push(tenant.filter.byProperty('ingestRun').notEqual(which.exceptRun));
+      await tenant.data.deleteMany(conditions.length === 1 ? conditions[0]! : Filters.and(...conditions));
+    });
+  }
+
+  async search(store: string, request: SearchRequest): Promise<Hit[]> {
+    const text = `${request.terms} ${request.stems}`.trim();
+    if (!text || !(await this.hasTenant(store))) return [];
+    return this.use(async (collection) => {
+      const tenant = collection.withTenant(store);
+      // the filter names are the property names: subject, grade, category, language, year
+      const conditions = Object.entries(request.filters)
+        .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+        .map(([name, value]) => tenant.filter.byProperty(name).equal(value));
+      const filters = conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : Filters.and(...conditions);
+      const common = { filters, limit: request.limit, returnMetadata: ['score' as const] };
+      const result = request.vector
+        ? await tenant.query.hybrid(text, { ...common, vector: request.vector, alpha: 0.5, queryProperties: QUERY_PROPERTIES })
+        : await tenant.query.bm25(text, { ...common, queryProperties: QUERY_PROPERTIES });
+      return result.objects.map((o) => ({ chunk: o.properties as ChunkProperties, score: o.metadata?.score ?? 0 }));
+    });
+  }
+
   /** Runs `work` on the collection; an unreachable index becomes DependencyUnavailableError. */
-  async use<T>(work: (collection: Collection<ChunkProperties>) => Promise<T>): Promise<T> {
+  private async use<T>(work: (collection: Collection<ChunkProperties>) => Promise<T>): Promise<T> {
     let client: WeaviateClient;
     try {
       await this.probe();
@@ -107,7 +145,7 @@ export class SearchIndex {
   }
 
   /** Creates the store's tenant when it does not exist yet. */
-  async ensureTenant(store: string): Promise<void> {
+  private async ensureTenant(store: string): Promise<void> {
     if (this.tenants.has(store)) return;
     await this.use(async (collection) => {
       if (!(await collection.tenants.getByName(store))) {
@@ -121,7 +159,7 @@ export class SearchIndex {
     this.tenants.add(store);
   }
 
-  async hasTenant(store: string): Promise<boolean> {
+  private async hasTenant(store: string): Promise<boolean> {
     if (this.tenants.has(store)) return true;
     return this.use(async (collection) => (await collection.tenants.getByName(store)) !== null);
   }

@@ -84,3 +84,29 @@ describe('npm run ingest', () => {
     expect(result.stderr).toContain('category must be one of past-paper, model-paper, textbook');
   });
 });
+
+describe('npm run ingest: help and malformed manifests', () => {
+  test('--help prints the usage on stdout and exits 0', () => {
+    const result = run('ingest', '--help');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('usage: npm run ingest -- --manifest <file.json>');
+    expect(result.stderr).toBe('');
+  });
+
+  test.each([
+    [{ name: 'waves.md', metadata: { subject: 'Geography', grade: '9', category: 'short-notes', language: 'english' } }, `manifest entry 2 of 2 ('waves.md') has no "file"`],
+    [{ file: 'waves.md', name: 'waves.md', metadata: { subject: 'Geography', grade: 9, category: 'short-notes', language: 'english' } }, `manifest entry 2 of 2 ('waves.md'): metadata "grade" must be a string`],
+    ['waves.md', 'manifest entry 2 of 2 must be an object'],
+  ])('a malformed manifest entry is named and refused before anything is indexed (%j)', (entry, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ingest-manifest-'));
+    writeFileSync(join(dir, 'tides.md'), '--- PAGE 1 ---\nTides are caused by the Moon.');
+    writeFileSync(join(dir, 'waves.md'), '--- PAGE 1 ---\nWaves are made by the wind.');
+    const good = { file: 'tides.md', name: 'tides.md', metadata: { subject: 'Geography', grade: '9', category: 'short-notes', language: 'english' } };
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify([good, entry]));
+    const result = run('ingest', '--manifest', join(dir, 'manifest.json'), '--store', `cli-${Math.random().toString(36).slice(2, 8)}`);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`ingest: ${message}`);
+    expect(result.stderr).not.toContain('TypeError');
+    expect(result.stderr).not.toContain('tides.md: 1 pages');
+  });
+});

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { connect, type Orm } from '../../src/db/orm.js';
 import { retrieve } from '../../src/domain/retrieval/retrieve.js';
-import type { MetadataFilters } from '../../src/search-index/chunks.js';
+import type { MetadataFilters } from '../../src/domain/ports/search-index.js';
 import type { Services } from '../../src/services.js';
 import { ingestSamples } from './support/corpus.js';
 import { databaseUrl, testServices } from './support/server.js';

@@ -9,10 +9,6 @@ export async function createAccount(em: EntityManager, name: string, email?: str
   return account;
 }
 
-export async function findAccount(em: EntityManager, id: string): Promise<Account | null> {
-  return em.findOne(Account, { id });
-}
-
 export interface SubscriptionChange {
   planCode: string;
   state: SubscriptionState;

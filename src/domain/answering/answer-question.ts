@@ -1,12 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PriceTable } from '../../config.js';
 import type { Plan } from '../../db/entities.js';
-import type { MetadataFilters } from '../../search-index/chunks.js';
-import type { SearchIndex } from '../../search-index/weaviate.js';
-import type { ModelProvider, PublicModel } from '../../providers/model-provider.js';
 import type { ImageAttachment, PreparedAttachment, TextAttachment } from '../attachments/prepare.js';
 import { ForbiddenError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
+import type { ModelProvider, PublicModel } from '../ports/model-provider.js';
+import type { MetadataFilters, SearchIndex } from '../ports/search-index.js';
 import { retrieve } from '../retrieval/retrieve.js';
 import { DEFAULT_STORE, readableStore } from '../stores/stores.js';
 import { costUsd, countTokens } from './cost.js';

@@ -1,6 +1,6 @@
 import { countTokens as count } from 'gpt-tokenizer';
 import type { PriceTable } from '../../config.js';
-import type { PublicModel } from '../../providers/model-provider.js';
+import type { PublicModel } from '../ports/model-provider.js';
 
 /** Tokens of a text as an OpenAI-family tokenizer counts them (used when no provider reports usage). */
 export function countTokens(text: string): number {

@@ -1,6 +1,6 @@
-import type { ContentPart, ModelProvider, PublicModel } from '../../providers/model-provider.js';
 import type { ImageAttachment } from '../attachments/prepare.js';
 import { splitMarkedText } from '../documents/pages.js';
+import type { ContentPart, ModelProvider, PublicModel } from '../ports/model-provider.js';
 import { detectLanguage } from '../text/normalise.js';
 import type { Drafted } from './extractive.js';
 import { nothingFound } from './not-found.js';

@@ -1,6 +1,6 @@
-import type { Hit } from '../../search-index/chunks.js';
 import type { TextAttachment } from '../attachments/prepare.js';
 import { chunkPages } from '../documents/chunker.js';
+import type { Hit } from '../ports/search-index.js';
 
 /** A piece of text an answer may be built from: a retrieved chunk or part of an attached file. */
 export interface Passage {

@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Document } from '../../db/entities.js';
-import { deleteChunks, writeChunks } from '../../search-index/chunks.js';
-import type { ChunkProperties, SearchIndex } from '../../search-index/weaviate.js';
-import type { Embedder } from '../../providers/model-provider.js';
 import { chunkPages } from '../documents/chunker.js';
 import { extractDocument } from '../documents/extract.js';
+import type { Embedder } from '../ports/model-provider.js';
+import type { ChunkRecord, SearchIndex } from '../ports/search-index.js';
 import { analysedText, stemText } from '../text/analyse.js';
 import { ensureStore } from '../stores/stores.js';
 
@@ -70,7 +69,7 @@ export async function ingestDocument(em: EntityManager, index: SearchIndex, embe
   const run = randomUUID();
   await ensureStore(em, request.store, request.owner ?? null);
 
-  const properties: ChunkProperties[] = chunks.map((chunk) => ({
+  const records: ChunkRecord[] = chunks.map((chunk) => ({
     textTerms: analysedText(chunk.text),
     textStems: stemText(chunk.text),
     chunkText: chunk.text,
@@ -87,12 +86,12 @@ export async function ingestDocument(em: EntityManager, index: SearchIndex, embe
   }));
   const vectors = embedder ? await embedder.embed(chunks.map((c) => c.text)) : undefined;
   try {
-    await writeChunks(index, request.store, properties, vectors);
+    await index.writeChunks(request.store, records, vectors);
   } catch (error) {
-    await deleteChunks(index, request.store, { documentId: id, ingestRun: run }).catch(() => undefined);
+    await index.deleteChunks(request.store, { documentId: id, ingestRun: run }).catch(() => undefined);
     throw error;
   }
-  await deleteChunks(index, request.store, { documentId: id, exceptRun: run });
+  await index.deleteChunks(request.store, { documentId: id, exceptRun: run });
 
   const existing = await em.findOne(Document, { id });
   const values = {

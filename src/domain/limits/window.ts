@@ -11,8 +11,9 @@ export interface Limits {
 
 /** Counts of admitted requests before the current one. */
 export interface Counts {
-  /** Requests in the last 60 s, oldest first (only the oldest matters). */
+  /** Requests in the last 60 s. */
   inWindow: number;
+  /** When the oldest of them was made (null when none): it leaves the window first, which sets Retry-After. */
   oldestInWindow: Date | null;
   today: number;
   thisMonth: number;

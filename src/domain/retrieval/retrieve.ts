@@ -1,7 +1,6 @@
 import { analysedText, stemText } from '../text/analyse.js';
-import { searchChunks, type Hit, type MetadataFilters } from '../../search-index/chunks.js';
-import type { SearchIndex } from '../../search-index/weaviate.js';
-import type { Embedder } from '../../providers/model-provider.js';
+import type { Embedder } from '../ports/model-provider.js';
+import type { Hit, MetadataFilters, SearchIndex } from '../ports/search-index.js';
 
 export interface RetrievalRequest {
   store: string;
@@ -19,5 +18,5 @@ export async function retrieve(index: SearchIndex, embedder: Embedder | null, re
   const stems = stemText(request.question);
   if (!terms && !stems) return [];
   const vector = embedder ? (await embedder.embed([request.question]))[0] : undefined;
-  return searchChunks(index, request.store, { terms, stems, filters: request.filters, limit: request.limit, vector });
+  return index.search(request.store, { terms, stems, filters: request.filters, limit: request.limit, vector });
 }

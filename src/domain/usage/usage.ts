@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Plan } from '../../db/entities.js';
+import * as requestLog from '../../db/request-log.js';
 import type { Principal } from '../keys/principal.js';
 import { startOfNextUtcMonth, startOfUtcMonth, utcDate } from '../limits/periods.js';
 
@@ -12,13 +13,7 @@ export interface Outcome {
 
 /** Completes the request's log row once the response is known (status, model, tokens, cost). */
 export async function recordOutcome(em: EntityManager, logId: string, outcome: Outcome): Promise<void> {
-  await em.execute('update request_log set status = ?, model = ?, tokens = ?, cost_usd = ? where id = ?', [
-    outcome.status,
-    outcome.model ?? null,
-    outcome.tokens ?? 0,
-    outcome.costUsd ?? 0,
-    logId,
-  ]);
+  await requestLog.recordOutcome(em, logId, { status: outcome.status, model: outcome.model ?? null, tokens: outcome.tokens ?? 0, costUsd: outcome.costUsd ?? 0 });
 }
 
 export interface UsageReport {
@@ -36,11 +31,7 @@ export interface UsageReport {
 /** Usage of the calling key in the current billing period (the UTC calendar month). */
 export async function usageReport(em: EntityManager, principal: Principal, now: Date): Promise<UsageReport> {
   const from = startOfUtcMonth(now);
-  const rows = await em.execute<{ endpoint: string; requests: number; tokens: string; cost: string }[]>(
-    `select endpoint, count(*)::int as requests, coalesce(sum(tokens), 0)::bigint as tokens, coalesce(sum(cost_usd), 0) as cost
-       from request_log where api_key_id = ? and created_at >= ? and created_at < ? group by endpoint order by endpoint`,
-    [principal.keyId, from, startOfNextUtcMonth(now)],
-  );
+  const rows = await requestLog.usageByEndpoint(em, principal.keyId, from, startOfNextUtcMonth(now));
   const byEndpoint: Record<string, number> = {};
   let totalRequests = 0;
   let totalTokens = 0;
@@ -48,8 +39,8 @@ export async function usageReport(em: EntityManager, principal: Principal, now: 
   for (const row of rows) {
     byEndpoint[row.endpoint] = row.requests;
     totalRequests += row.requests;
-    totalTokens += Number(row.tokens);
-    totalCostUsd += Number(row.cost);
+    totalTokens += row.tokens;
+    totalCostUsd += row.costUsd;
   }
   const quota = principal.plan.monthlyQuota;
   return {
