@@ -40,6 +40,12 @@ const { values, positionals } = parseArgs({
 const USAGE = `usage: npm run ingest -- --manifest <file.json> [--store S] [--if-empty]
        npm run ingest -- --subject S --grade G --category C --language L [--year Y] [--name N] [--store S] <file>...`;
 
+/** An error's message, with its cause's (the search index's own words) for the operator. */
+function reason(error: unknown): string {
+  const { message, cause } = error as Error;
+  return cause instanceof Error ? `${message} (${cause.message})` : message;
+}
+
 function fail(message: string): never {
   console.error(`ingest: ${message}\n${USAGE}`);
   process.exit(2);
@@ -118,7 +124,7 @@ try {
         if (result.replaced) summary.replaced++;
         if (!bar) console.error(`ingest: ${item.name}: ${result.pages} pages, ${result.chunks} chunks${result.replaced ? ' (replaced)' : ''}`);
       } catch (error) {
-        summary.failed.push(`${item.name}: ${(error as Error).message}`);
+        summary.failed.push(`${item.name}: ${reason(error)}`);
       }
       bar?.increment();
     }

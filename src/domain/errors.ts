@@ -110,9 +110,14 @@ export class DependencyUnavailableError extends ServiceError {
   }
 }
 
-/** The model provider failed or timed out. */
+const UPSTREAM_MESSAGES = {
+  'model provider': 'The model provider failed to answer in time. The request was counted; please retry.',
+  'search index': 'The search index failed to answer the query. The request was counted; please retry.',
+};
+
+/** A component we depend on answered with an error or not in time (as opposed to being unreachable). */
 export class UpstreamError extends ServiceError {
-  constructor(options?: { cause?: unknown }) {
-    super('upstream_failed', 'The model provider failed to answer in time. The request was counted; please retry.', {}, options);
+  constructor(component: keyof typeof UPSTREAM_MESSAGES, options?: { cause?: unknown }) {
+    super('upstream_failed', UPSTREAM_MESSAGES[component], {}, options);
   }
 }

@@ -1050,8 +1050,25 @@ export interface components {
             };
         };
         /**
-         * @description The model provider failed or did not answer in time. The request still counts once
-         *     toward the limits. Retrying later is safe.
+         * @description An unexpected failure of the service itself (a defect, never a refusal or an outage of a
+         *     dependency). `detail` quotes the request id: report it to support. When the request had been
+         *     admitted it counts once, and the `X-RateLimit-*` headers are present.
+         */
+        InternalServerError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.when-admitted"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.when-admitted"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.when-admitted"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /**
+         * @description The model provider or the search index answered with an error or not in time. The request
+         *     still counts once toward the limits. Retrying later is safe.
          */
         BadGateway: {
             headers: {
@@ -1172,6 +1189,7 @@ export interface operations {
             413: components["responses"]["QueryPayloadTooLarge"];
             415: components["responses"]["QueryUnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1198,6 +1216,7 @@ export interface operations {
             413: components["responses"]["QueryMultipartPayloadTooLarge"];
             415: components["responses"]["QueryMultipartUnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1215,6 +1234,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1231,6 +1251,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

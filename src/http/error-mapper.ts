@@ -30,7 +30,11 @@ export async function errorMapper(ctx: Context & { state: AppState }, next: Next
     const mapped = mapError(error, ctx.state.requestId);
     // only the unexpected deserves a stack trace in the log; outages and refusals are expected
     if (mapped.status === 500) ctx.state.log.error({ err: error }, 'request failed');
-    else if (mapped.status >= 502) ctx.state.log.warn({ reason: (error as Error).message }, 'dependency unavailable');
+    // the dependency's own words stay in the log, for the operator, not in the response
+    else if (mapped.status >= 502) {
+      const { message, cause } = error as Error;
+      ctx.state.log.warn({ reason: message, cause: cause instanceof Error ? cause.message : undefined }, 'dependency failed');
+    }
     else ctx.state.log.debug({ reason: (error as Error).message }, 'request refused');
     ctx.status = mapped.status;
     ctx.body = mapped.body;

@@ -35,7 +35,7 @@ export class OpenAiProvider implements ModelProvider {
       if (typeof text !== 'string' || text.trim() === '') throw new Error('the provider returned no answer text');
       return { text: text.trim(), promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: response.usage?.completion_tokens ?? 0 };
     } catch (error) {
-      throw new UpstreamError({ cause: error });
+      throw new UpstreamError('model provider', { cause: error });
     }
   }
 
@@ -47,9 +47,9 @@ export class OpenAiProvider implements ModelProvider {
         for (const item of [...response.data].sort((a, b) => a.index - b.index)) vectors.push(item.embedding);
       }
     } catch (error) {
-      throw new UpstreamError({ cause: error });
+      throw new UpstreamError('model provider', { cause: error });
     }
-    if (vectors.length !== texts.length) throw new UpstreamError({ cause: new Error('embedding count mismatch') });
+    if (vectors.length !== texts.length) throw new UpstreamError('model provider', { cause: new Error('embedding count mismatch') });
     return vectors;
   }
 }

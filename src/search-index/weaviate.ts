@@ -1,5 +1,5 @@
 import weaviate, { Filters, type Collection, type FilterValue, type WeaviateClient } from 'weaviate-client';
-import { DependencyUnavailableError } from '../domain/errors.js';
+import { DependencyUnavailableError, ServiceError, UpstreamError } from '../domain/errors.js';
 import type { ChunkRecord, ChunkSelection, Hit, SearchIndex, SearchRequest } from '../domain/ports/search-index.js';
 
 const COLLECTION = 'CurriculumChunk';
@@ -98,7 +98,10 @@ export class WeaviateSearchIndex implements SearchIndex {
     });
   }
 
-  /** Runs `work` on the collection; an unreachable index becomes DependencyUnavailableError. */
+  /**
+   * Runs `work` on the collection: an unreachable index becomes DependencyUnavailableError (503),
+   * any other failure of the index UpstreamError (502), so no index error reaches callers raw.
+   */
   private async use<T>(work: (collection: Collection<ChunkProperties>) => Promise<T>): Promise<T> {
     let client: WeaviateClient;
     try {
@@ -117,7 +120,7 @@ export class WeaviateSearchIndex implements SearchIndex {
         this.markDown();
         throw new DependencyUnavailableError('search index', { cause: error });
       }
-      throw error;
+      throw error instanceof ServiceError ? error : new UpstreamError('search index', { cause: error });
     }
   }
 

@@ -39,7 +39,10 @@ describe('mapError', () => {
   test('errors of the domain modules carry codes of the one vocabulary', () => {
     expect(mapError(new UnsafeUrlError('http://127.0.0.1/'), 'r').status).toBe(400);
     expect(mapError(new UnreadableDocumentError('x.pdf is empty'), 'r')).toEqual({ status: 400, body: { detail: 'x.pdf is empty' } });
-    expect(mapError(new UpstreamError(), 'r').status).toBe(502);
+    expect(mapError(new UpstreamError('search index'), 'r')).toEqual({
+      status: 502,
+      body: { detail: 'The search index failed to answer the query. The request was counted; please retry.' },
+    });
   });
 
   test('a database that cannot be reached is 503; anything unexpected is 500 quoting the request id', () => {
