@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { MODELS } from './generated/contract-values.js';
 
 // Every setting comes from the environment and is checked once at start, so a typo fails fast
 // with a message naming the variable instead of surfacing later as a confusing runtime error.
 const price = z.object({ input: z.number().min(0), output: z.number().min(0) });
-const priceTable = z.object({ 'svcai-fast': price, 'svcai-thinking': price });
+// every public model needs a price: a missing one fails at start
+const priceTable = z.record(z.enum(MODELS), price);
 export type PriceTable = z.output<typeof priceTable>;
 
 const schema = z.object({

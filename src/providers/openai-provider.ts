@@ -1,11 +1,12 @@
 import OpenAI from 'openai';
 import { UpstreamError } from '../domain/errors.js';
-import type { ChatMessage, Completion, Embedder, ModelProvider, PublicModel } from '../domain/ports/model-provider.js';
+import type { ChatMessage, Completion, Embedder, ModelProvider } from '../domain/ports/model-provider.js';
+import type { Model } from '../generated/contract-values.js';
 
 export interface OpenAiSettings {
   apiKey: string;
   baseUrl?: string;
-  models: Record<PublicModel, string>;
+  models: Record<Model, string>;
   /** null turns embeddings (and so hybrid retrieval) off */
   embeddingModel: string | null;
   timeoutMs: number;
@@ -28,7 +29,7 @@ export class OpenAiProvider implements ModelProvider {
     this.embedder = embeddingModel ? { embed: (texts) => this.embed(embeddingModel, texts) } : null;
   }
 
-  async complete(model: PublicModel, messages: ChatMessage[]): Promise<Completion> {
+  async complete(model: Model, messages: ChatMessage[]): Promise<Completion> {
     try {
       const response = await this.client.chat.completions.create({ model: this.settings.models[model], messages });
       const text = response.choices[0]?.message?.content;

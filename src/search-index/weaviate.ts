@@ -1,4 +1,5 @@
 import weaviate, { Filters, type Collection, type FilterValue, type WeaviateClient } from 'weaviate-client';
+import { METADATA_KEYS } from '../generated/contract-values.js';
 import { DependencyUnavailableError, ServiceError, UpstreamError } from '../domain/errors.js';
 import type { ChunkRecord, ChunkSelection, Hit, SearchIndex, SearchRequest } from '../domain/ports/search-index.js';
 
@@ -11,7 +12,7 @@ interface ChunkProperties extends ChunkRecord {
   [key: string]: string | number | number[];
 }
 
-const FILTER_PROPERTIES = ['documentId', 'documentName', 'subject', 'grade', 'category', 'language', 'year', 'ingestRun'] as const;
+const FILTER_PROPERTIES = ['documentId', 'documentName', ...METADATA_KEYS, 'ingestRun'] as const;
 
 export interface IndexSettings {
   url: string;

@@ -4,7 +4,8 @@ import type { Plan } from '../../db/entities.js';
 import type { ImageAttachment, PreparedAttachment, TextAttachment } from '../attachments/prepare.js';
 import { ForbiddenError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
-import type { ModelProvider, PublicModel } from '../ports/model-provider.js';
+import type { Model } from '../../generated/contract-values.js';
+import type { ModelProvider } from '../ports/model-provider.js';
 import type { MetadataFilters, SearchIndex } from '../ports/search-index.js';
 import { retrieve } from '../retrieval/retrieve.js';
 import { DEFAULT_STORE, readableStore } from '../stores/stores.js';
@@ -25,7 +26,7 @@ export interface Question {
   text: string;
   storeId?: string;
   filters?: MetadataFilters;
-  model?: PublicModel;
+  model?: Model;
   attachments?: PreparedAttachment[];
 }
 
@@ -40,14 +41,14 @@ export interface CitationData {
 export interface AnswerData {
   answer: string;
   citations: CitationData[];
-  model: PublicModel;
+  model: Model;
   tokens: number;
   costUsd: number;
 }
 
 /** The model to use: the requested one if the plan allows it, else the plan's first. */
-export function resolveModel(plan: Plan, requested: PublicModel | undefined): PublicModel {
-  const allowed = plan.allowedModels as PublicModel[];
+export function resolveModel(plan: Plan, requested: Model | undefined): Model {
+  const allowed = plan.allowedModels as Model[];
   const model = requested ?? allowed[0];
   if (!model || !allowed.includes(model)) {
     throw new ForbiddenError(`Model '${model ?? ''}' is not allowed on the ${plan.name} plan. Allowed models: ${allowed.join(', ')}.`);

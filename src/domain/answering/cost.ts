@@ -1,6 +1,6 @@
 import { countTokens as count } from 'gpt-tokenizer';
 import type { PriceTable } from '../../config.js';
-import type { PublicModel } from '../ports/model-provider.js';
+import type { Model } from '../../generated/contract-values.js';
 
 /** Tokens of a text as an OpenAI-family tokenizer counts them (used when no provider reports usage). */
 export function countTokens(text: string): number {
@@ -8,7 +8,7 @@ export function countTokens(text: string): number {
 }
 
 /** Cost in USD of a request, from the per-model price table (USD per million tokens). */
-export function costUsd(prices: PriceTable, model: PublicModel, promptTokens: number, completionTokens: number): number {
+export function costUsd(prices: PriceTable, model: Model, promptTokens: number, completionTokens: number): number {
   const price = prices[model];
   return (promptTokens * price.input + completionTokens * price.output) / 1_000_000;
 }

@@ -1,6 +1,7 @@
 import type { ImageAttachment } from '../attachments/prepare.js';
 import { splitMarkedText } from '../documents/pages.js';
-import type { ContentPart, ModelProvider, PublicModel } from '../ports/model-provider.js';
+import type { Model } from '../../generated/contract-values.js';
+import type { ContentPart, ModelProvider } from '../ports/model-provider.js';
 import { detectLanguage } from '../text/normalise.js';
 import type { Drafted } from './extractive.js';
 import { nothingFound } from './not-found.js';
@@ -26,7 +27,7 @@ function pagesLabel(pages: number[]): string {
 /** The provider writes the answer from the passages (and images) only; the passages it cites are the citations. */
 export async function generativeAnswer(
   provider: ModelProvider,
-  model: PublicModel,
+  model: Model,
   question: string,
   passages: Passage[],
   images: ImageAttachment[] = [],

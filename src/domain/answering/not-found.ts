@@ -1,4 +1,4 @@
-import type { Language } from '../text/normalise.js';
+import type { Language } from '../../generated/contract-values.js';
 
 // Said plainly, in the question's language, when no passage is relevant (then there are no citations).
 const NOTHING_FOUND: Record<Language, string> = {

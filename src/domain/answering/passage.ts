@@ -1,3 +1,4 @@
+import { METADATA_KEYS } from '../../generated/contract-values.js';
 import type { TextAttachment } from '../attachments/prepare.js';
 import { chunkPages } from '../documents/chunker.js';
 import type { Hit } from '../ports/search-index.js';
@@ -14,7 +15,6 @@ export interface Passage {
   language: string | null;
 }
 
-const METADATA_KEYS = ['grade', 'subject', 'category', 'language', 'year'] as const;
 /** An attachment joins the context with at most this many chunks, so a long file cannot crowd out the corpus. */
 const MAX_ATTACHMENT_CHUNKS = 20;
 

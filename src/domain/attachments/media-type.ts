@@ -1,9 +1,8 @@
 import { extname } from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import { InvalidAttachmentError } from '../errors.js';
+import { SUPPORTED_TYPES, type SupportedType } from './limits.js';
 
-export const SUPPORTED_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'application/pdf', 'text/plain'] as const;
-export type SupportedType = (typeof SUPPORTED_TYPES)[number];
 
 const BY_EXTENSION: Record<string, SupportedType> = {
   '.jpg': 'image/jpeg',

@@ -3,6 +3,7 @@ import { request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { InvalidAttachmentError } from '../errors.js';
+import { MAX_ATTACHMENT_BYTES } from './limits.js';
 import { checkUrl, ipLiteralOf, isPublicAddress, shownUrl, UnsafeUrlError } from './address-policy.js';
 
 // Downloads an attachment URL into memory. Every hop (the URL and each redirect) is checked by
@@ -49,7 +50,6 @@ export class AttachmentTooLargeError extends InvalidAttachmentError {
   }
 }
 
-const MAX_BYTES = 10_485_760;
 const TIMEOUT_MS = 10_000;
 const MAX_REDIRECTS = 3;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -132,7 +132,7 @@ async function download(rawUrl: string, options: FetchOptions, signal: AbortSign
       }
       if (status < 200 || status > 299) throw failure(rawUrl, `the server answered HTTP ${status}`);
       const fileName = fileNameOf(url);
-      const bytes = await readBody(response, fileName, options.maxBytes ?? MAX_BYTES);
+      const bytes = await readBody(response, fileName, options.maxBytes ?? MAX_ATTACHMENT_BYTES);
       return { url: url.href, bytes, contentType: response.headers['content-type'] ?? null, fileName };
     } finally {
       // Ends the connection, also when a redirect's or an oversized body is left unread.

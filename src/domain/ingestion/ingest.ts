@@ -1,21 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Document } from '../../db/entities.js';
+import { InvalidRequestError } from '../errors.js';
 import { chunkPages } from '../documents/chunker.js';
 import { extractDocument } from '../documents/extract.js';
 import type { Embedder } from '../ports/model-provider.js';
 import type { ChunkRecord, SearchIndex } from '../ports/search-index.js';
 import { analysedText, stemText } from '../text/analyse.js';
 import { ensureStore } from '../stores/stores.js';
-
-export const CATEGORIES = ['past-paper', 'model-paper', 'textbook', 'tutorial', 'short-notes', 'tutes-by-teachers', 'reference'] as const;
-export const LANGUAGES = ['english', 'sinhala', 'tamil'] as const;
+import { CATEGORIES, LANGUAGES, type Category, type Language } from '../../generated/contract-values.js';
 
 export interface DocumentMetadata {
   subject: string;
   grade: string;
-  category: (typeof CATEGORIES)[number];
-  language: (typeof LANGUAGES)[number];
+  category: Category;
+  language: Language;
   year?: string;
 }
 
@@ -37,7 +36,6 @@ export interface IngestResult {
   replaced: boolean;
 }
 
-export class InvalidMetadataError extends Error {}
 
 /** The same store and name always give the same id, so re-ingesting replaces the document. */
 export function documentId(store: string, name: string): string {
@@ -49,11 +47,11 @@ export type MetadataInput = Partial<Record<keyof DocumentMetadata, string>>;
 
 export function checkMetadata(metadata: MetadataInput): DocumentMetadata {
   const { subject, grade, category, language, year } = metadata;
-  if (!subject?.trim()) throw new InvalidMetadataError('subject is required (e.g. Science)');
-  if (!grade?.trim()) throw new InvalidMetadataError('grade is required (e.g. 10)');
-  if (!CATEGORIES.includes(category as DocumentMetadata['category'])) throw new InvalidMetadataError(`category must be one of ${CATEGORIES.join(', ')}`);
-  if (!LANGUAGES.includes(language as DocumentMetadata['language'])) throw new InvalidMetadataError(`language must be one of ${LANGUAGES.join(', ')}`);
-  return { subject: subject.trim(), grade: grade.trim(), category: category as DocumentMetadata['category'], language: language as DocumentMetadata['language'], year: year?.trim() || undefined };
+  if (!subject?.trim()) throw new InvalidRequestError('subject is required (e.g. Science)');
+  if (!grade?.trim()) throw new InvalidRequestError('grade is required (e.g. 10)');
+  if (!CATEGORIES.includes(category as Category)) throw new InvalidRequestError(`category must be one of ${CATEGORIES.join(', ')}`);
+  if (!LANGUAGES.includes(language as Language)) throw new InvalidRequestError(`language must be one of ${LANGUAGES.join(', ')}`);
+  return { subject: subject.trim(), grade: grade.trim(), category: category as Category, language: language as Language, year: year?.trim() || undefined };
 }
 
 /**

@@ -1,5 +1,4 @@
-/** The public model names; configuration maps each to a provider model. */
-export type PublicModel = 'svcai-fast' | 'svcai-thinking';
+import type { Model } from '../../generated/contract-values.js';
 
 export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
@@ -13,7 +12,7 @@ export interface Completion {
 
 /** What the service needs from a language-model provider. */
 export interface ModelProvider {
-  complete(model: PublicModel, messages: ChatMessage[]): Promise<Completion>;
+  complete(model: Model, messages: ChatMessage[]): Promise<Completion>;
   /** Embeddings for hybrid retrieval, or null when embeddings are turned off. */
   readonly embedder: Embedder | null;
   /** Whether the configured models read image inputs. */

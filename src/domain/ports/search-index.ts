@@ -1,5 +1,6 @@
+import type { MetadataKey } from '../../generated/contract-values.js';
 /** The metadata a search filters on: exact, case-sensitive, whole-value matches, combined with AND. */
-export type MetadataFilters = Partial<Record<'subject' | 'grade' | 'category' | 'language' | 'year', string>>;
+export type MetadataFilters = Partial<Record<MetadataKey, string>>;
 
 /** One chunk of a document as the index keeps it. */
 export interface ChunkRecord {

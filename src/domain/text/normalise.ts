@@ -1,4 +1,4 @@
-export type Language = 'english' | 'sinhala' | 'tamil';
+import type { Language } from '../../generated/contract-values.js';
 
 // Invisible characters that only get in the way of matching. ZWNJ (U+200C) and ZWJ (U+200D) are
 // not here: inside Sinhala words they decide which conjunct is written (ශ්‍ර vs ශ්ර).

@@ -1,0 +1,9 @@
+// The attachment rules, in one place. The contract states the same figures to API users (each
+// file's x-max-bytes and allowed types, the count as maxItems); test/unit/contract-agreement.test.ts
+// holds the two together.
+
+/** Largest attachment, downloaded or uploaded: 10 MiB. */
+export const MAX_ATTACHMENT_BYTES = 10_485_760;
+
+export const SUPPORTED_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'application/pdf', 'text/plain'] as const;
+export type SupportedType = (typeof SUPPORTED_TYPES)[number];
