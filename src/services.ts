@@ -26,7 +26,7 @@ export function createServices(config: Config): Services {
           acceptsImages: config.OPENAI_IMAGE_INPUT,
         })
       : null,
-    fetchAttachment: (url) => safeFetch(url),
+    fetchAttachment: (url, signal) => safeFetch(url, { signal }),
     prices: config.MODEL_PRICES_USD,
     topK: config.RETRIEVAL_TOP_K,
   };

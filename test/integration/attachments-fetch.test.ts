@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { TLSSocket } from 'node:tls';
 import { isPublicAddress, UnsafeUrlError } from '../../src/domain/attachments/address-policy.js';
+import { downloadAll } from '../../src/domain/attachments/download.js';
 import {
   AttachmentFetchError,
   AttachmentTooLargeError,
@@ -198,5 +199,29 @@ describe('attachment downloads over real HTTPS', () => {
     } finally {
       await rebound.close();
     }
+  });
+});
+
+describe('the attachments of one request', () => {
+  test('when one download fails, the others are stopped at once instead of running to their deadline', async () => {
+    server.route('/sibling-slow.pdf', stall());
+    server.route('/sibling-missing.pdf', status(404));
+    const fetcher = (url: string, signal?: AbortSignal) => safeFetch(url, { ...options, signal });
+    const started = Date.now();
+    const error = await failureOf(downloadAll(fetcher, [{ url: server.url('/sibling-slow.pdf') }, { url: server.url('/sibling-missing.pdf') }]));
+    expect(error.message).toMatch(/sibling-missing\.pdf' could not be downloaded/);
+    // the stalled sibling's connection is closed long before its own 10 s deadline
+    await eventually(() => server.unfinished.includes('/sibling-slow.pdf'));
+    expect(server.unfinished).toContain('/sibling-slow.pdf');
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  test('a download stopped by its request says why', async () => {
+    server.route('/stopped.pdf', stall());
+    const stop = new AbortController();
+    const download = failureOf(safeFetch(server.url('/stopped.pdf'), { ...options, signal: stop.signal }));
+    await eventually(() => server.hits.includes('/stopped.pdf'));
+    stop.abort();
+    expect((await download).message).toBe(`Attachment '${server.url('/stopped.pdf')}' was not downloaded: another attachment of the request failed.`);
   });
 });

@@ -33,4 +33,12 @@ describe('IP allow-lists', () => {
     expect(() => checkKeyRestrictions(principal, 'POST', '127.0.0.1')).toThrow(ForbiddenError);
     expect(() => checkKeyRestrictions({ ...principal, readOnly: false }, 'POST', '127.0.0.2')).toThrow(/127\.0\.0\.2/);
   });
+
+  test('the refusal echoes only a parsed address, never the raw header value', () => {
+    const principal = { readOnly: false, allowedIps: ['127.0.0.1/32'] } as Principal;
+    expect(() => checkKeyRestrictions(principal, 'GET', '::ffff:203.0.113.9')).toThrow('requests from 203.0.113.9 are not allowed');
+    expect(() => checkKeyRestrictions(principal, 'GET', '1.2.3.4, <script>x</script>')).toThrow(
+      'This API key does not have permission to access this resource: requests from an unreadable client address are not allowed for this key.',
+    );
+  });
 });

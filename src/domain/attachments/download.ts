@@ -2,7 +2,7 @@ import type { Fetched } from './safe-fetch.js';
 import type { RawAttachment } from './prepare.js';
 
 /** Downloads a URL attachment safely (see safe-fetch.ts); injected so tests can reach loopback servers. */
-export type AttachmentFetcher = (url: string) => Promise<Fetched>;
+export type AttachmentFetcher = (url: string, signal?: AbortSignal) => Promise<Fetched>;
 
 export interface UrlAttachment {
   url: string;
@@ -10,11 +10,27 @@ export interface UrlAttachment {
 }
 
 /**
+ * Downloads all of a request's URL attachments; when one fails, the others are stopped at once
+ * (their connections closed), since the request fails anyway.
+ */
+export async function downloadAll(fetcher: AttachmentFetcher, attachments: UrlAttachment[]): Promise<RawAttachment[]> {
+  const siblings = new AbortController();
+  return Promise.all(
+    attachments.map((attachment) =>
+      downloadAttachment(fetcher, attachment, siblings.signal).catch((error: unknown) => {
+        siblings.abort();
+        throw error;
+      }),
+    ),
+  );
+}
+
+/**
  * A URL attachment in memory, with the labels its type is detected from: the final URL's file name
  * (after redirects, the same name the answer shows), the Content-Type, media_type.
  */
-export async function downloadAttachment(fetcher: AttachmentFetcher, attachment: UrlAttachment): Promise<RawAttachment> {
-  const fetched = await fetcher(attachment.url);
+export async function downloadAttachment(fetcher: AttachmentFetcher, attachment: UrlAttachment, signal?: AbortSignal): Promise<RawAttachment> {
+  const fetched = await fetcher(attachment.url, signal);
   return {
     name: fetched.fileName,
     bytes: fetched.bytes,

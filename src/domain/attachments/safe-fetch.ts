@@ -27,6 +27,8 @@ export interface FetchOptions {
   maxRedirects?: number;
   /** Test code only: lets test host names reach loopback. */
   isAllowedAddress?: (ip: string, hostname: string) => boolean;
+  /** Stops the download when the request no longer needs it (a sibling attachment failed). */
+  signal?: AbortSignal;
 }
 
 export interface Fetched {
@@ -95,8 +97,10 @@ export async function safeFetch(rawUrl: string, options: FetchOptions = {}): Pro
     }, timeoutMs);
   });
   try {
-    return await Promise.race([download(rawUrl, options, deadline.signal), expired]);
+    const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
+    return await Promise.race([download(rawUrl, options, signal), expired]);
   } catch (error) {
+    if (options.signal?.aborted) throw new AttachmentFetchError(`Attachment '${shownUrl(rawUrl)}' was not downloaded: another attachment of the request failed.`);
     if (deadline.signal.aborted && !isOurs(error)) {
       const seconds = timeoutMs / 1000;
       throw new AttachmentFetchError(

@@ -10,9 +10,9 @@ export function checkKeyRestrictions(principal: Principal, method: string, clien
     throw new ForbiddenError('This API key does not have permission to access this resource: the key is read-only.');
   }
   if (principal.allowedIps.length > 0 && !ipAllowed(clientIp, principal.allowedIps)) {
-    throw new ForbiddenError(
-      `This API key does not have permission to access this resource: requests from ${clientIp} are not allowed for this key.`,
-    );
+    // only a parsed address is echoed: behind a proxy the value comes from a client-supplied header
+    const shown = ipaddr.isValid(clientIp) ? ipaddr.process(clientIp).toString() : 'an unreadable client address';
+    throw new ForbiddenError(`This API key does not have permission to access this resource: requests from ${shown} are not allowed for this key.`);
   }
 }
 
