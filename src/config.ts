@@ -17,6 +17,8 @@ const schema = z.object({
   KEY_HASH_SECRET: z.string().min(32, 'must be at least 32 characters (a random secret)').optional(),
   API_ENVIRONMENT: z.enum(['live', 'test']).default('live'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unknown or revoked keys one client address may send per minute before further attempts get 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   TRUST_PROXY: z
     .enum(['true', 'false'])
     .default('false')
@@ -38,6 +40,8 @@ const schema = z.object({
     .default('false')
     .transform((v) => v === 'true'),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** How long a shutdown waits for open requests; by default longer than the longest request can take. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */
   MODEL_PRICES_USD: z
     .string()
@@ -65,6 +69,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return result.data;
+}
+
+/**
+ * The shutdown grace period: as configured, or longer than the longest request (attachment
+ * downloads of 10 s, then an embedding and a completion call of up to PROVIDER_TIMEOUT_MS with
+ * one retry each), so that a deploy never cuts a request that would have finished.
+ */
+export function shutdownGraceMs(config: Config): number {
+  return config.SHUTDOWN_GRACE_MS ?? 4 * config.PROVIDER_TIMEOUT_MS + 15_000;
 }
 
 /** The key-hashing secret, which every program that handles API keys needs. */

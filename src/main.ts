@@ -1,14 +1,25 @@
-import type { Server } from 'node:http';
 import { systemClock } from './clock.js';
-import { ConfigError, keyHashSecret, loadConfig } from './config.js';
+import { ConfigError, keyHashSecret, loadConfig, shutdownGraceMs } from './config.js';
 import { connect } from './db/orm.js';
 import { createApp } from './http/app.js';
+import { InFlightRequests } from './http/in-flight.js';
 import { createLogger } from './http/logger.js';
+import { createHttpServer, listen } from './http/server.js';
 import { createServices } from './services.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
+  // a process in an unknown state must not go on serving: log and exit, the supervisor restarts it
+  process.on('uncaughtException', (error) => {
+    log.fatal({ err: error }, 'uncaught exception; exiting');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (reason) => {
+    log.fatal({ err: reason }, 'unhandled promise rejection; exiting');
+    process.exit(1);
+  });
+
   const orm = await connect(config.DATABASE_URL, config.DB_POOL_MAX);
   const pending = await orm.migrator.getPending();
   if (pending.length > 0) {
@@ -17,27 +28,43 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const services = createServices(config);
+  const inFlight = new InFlightRequests();
   const app = createApp({
     orm,
     services,
     log,
     clock: systemClock,
-    auth: { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT },
+    auth: { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE },
     trustProxy: config.TRUST_PROXY,
+    inFlight,
   });
   // the schema is made at start when the index is up; otherwise at the first request after it returns
   services.index.prepare().then(
     () => log.info('search index ready'),
     () => log.warn('search index unavailable at start; queries answer 503 until it is reachable'),
   );
-  const server: Server = app.listen(config.PORT, config.HOST, () => {
-    log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT }, 'listening');
-  });
+  const server = await listen(createHttpServer(app, log), config.PORT, config.HOST);
+  log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT }, 'listening');
+
+  const grace = shutdownGraceMs(config);
+  let stopping = false;
   const stop = (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    server.close(() => void Promise.all([orm.close(), services.index.close()]).then(() => process.exit(0)));
-    // requests still open after the deadline are cut: a supervisor must see that as a failure
-    setTimeout(() => process.exit(1), 10_000).unref();
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, open: inFlight.size, graceMs: grace }, 'shutting down: no new connections, open requests may finish');
+    // requests in progress finish (up to the grace period); idle keep-alive connections close now
+    server.close(() => {
+      void Promise.all([orm.close(), services.index.close()]).then(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+    setTimeout(() => {
+      void inFlight
+        .cut(orm)
+        .then((cut) => log.error({ cut }, 'shutdown deadline passed: open requests were cut and recorded as 503'))
+        .catch((error: unknown) => log.error({ err: error }, 'shutdown deadline passed: could not record the cut requests'))
+        // a supervisor must see that requests were cut
+        .finally(() => process.exit(1));
+    }, grace).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

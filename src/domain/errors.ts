@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'method_not_allowed',
   'payload_too_large',
   'unsupported_media_type',
+  'client_closed_request',
   'upstream_failed',
   'dependency_unavailable',
 ] as const;

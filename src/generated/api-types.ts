@@ -769,8 +769,8 @@ export interface components {
         };
         /**
          * @description Error body for a refused request. `detail` is one readable sentence naming the field and
-         *     the rule; `errors` lists every violation found when the request does not match its
-         *     schema.
+         *     the rule; `errors` lists the violation found when the request does not match its schema
+         *     (checking stops at the first, so a large invalid body gets a small answer).
          * @example {
          *       "detail": "Field 'filters.language' must be one of: english, sinhala, tamil.",
          *       "errors": [
@@ -864,8 +864,9 @@ export interface components {
         /**
          * @description The request was refused before processing. `detail` is one readable sentence naming the
          *     field and the rule; schema violations may add `errors` (one item per violation). Causes:
-         *     schema violations (missing or empty `query`, a value of the wrong type, length or
-         *     pattern), unknown fields, bad filters (unknown key, non-string value, `category` or
+         *     a body that is not JSON, not UTF-8, nested more than 32 levels deep, or that names a key
+         *     twice in one object; schema violations (missing or empty `query`, a value of the wrong
+         *     type, length or pattern; only the first violation is reported), unknown fields, bad filters (unknown key, non-string value, `category` or
          *     `language` outside its values), more than 5 attachments, unsupported attachment type,
          *     a file larger than 10485760 bytes, an unsafe or invalid URL, magic bytes that disagree
          *     with the detected type, a download that failed (error status, more than 3 redirects,
@@ -995,7 +996,11 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description The request's `Content-Type` is missing or is not `application/json`. Counted once. */
+        /**
+         * @description The request's `Content-Type` is missing or is not `application/json`, or it declares a
+         *     charset other than UTF-8 (JSON is UTF-8), or a `Content-Encoding` other than identity,
+         *     gzip or deflate. Counted once.
+         */
         QueryUnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1028,6 +1033,12 @@ export interface components {
          *     the 1st at 00:00:00 UTC). The message names the limit. `Retry-After` gives the seconds
          *     until the refused limit admits a request again. The `X-RateLimit-*` headers describe the
          *     per-minute window in every case.
+         *
+         *     One more case answers `rate_limit_exceeded`: too many failed authentications (unknown or
+         *     revoked keys) from one client address, more than 60 a minute by default. Further attempts
+         *     from that address are then refused without being checked until the minute is over, except
+         *     with keys that recently authenticated from it; the `X-RateLimit-*` headers then describe
+         *     that address's window of failed attempts.
          *
          *     Limits are per key, with the numbers of the plan of the key owner's current subscription
          *     (a plan change applies to the next request). Every admitted authenticated request counts

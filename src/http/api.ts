@@ -4,6 +4,8 @@ import spec from '../generated/openapi.json' with { type: 'json' };
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { authenticate, type AuthSettings } from '../domain/keys/authenticate.js';
+import { FailedAuthThrottle } from '../domain/keys/failed-auth-throttle.js';
+import { hashKey, keyEnvironment } from '../domain/keys/key-format.js';
 import { checkKeyRestrictions } from '../domain/keys/restrictions.js';
 import { admit, currentWindow } from '../domain/limits/limiter.js';
 import type { WindowHeaders } from '../domain/limits/window.js';
@@ -12,6 +14,7 @@ import { handlers, type Handler, type OperationId } from '../handlers/index.js';
 import { NotFoundError } from '../domain/errors.js';
 import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
 import { MethodNotAllowedError } from './http-errors.js';
+import type { InFlightRequests } from './in-flight.js';
 import type { AppState } from './state.js';
 
 type Ctx = Context & { state: AppState };
@@ -20,6 +23,7 @@ export interface ApiDeps {
   auth: AuthSettings;
   clock: Clock;
   services: Services;
+  inFlight: InFlightRequests;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -45,8 +49,28 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
     strict: true,
   });
 
+  const failedAuth = new FailedAuthThrottle(deps.auth.failuresPerMinute);
   api.registerSecurityHandler('ApiKeyAuth', async (_c: OpenApiContext, ctx: Ctx) => {
-    ctx.state.principal = await authenticate(ctx.state.em, deps.auth, ctx.get('X-API-Key') || undefined, deps.clock.now());
+    const now = deps.clock.now().getTime();
+    const presented = ctx.get('X-API-Key');
+    // only keys that cost a database lookup count: a missing or malformed key costs nothing
+    const looksValid = keyEnvironment(presented) === deps.auth.environment;
+    const keyHash = looksValid ? hashKey(presented, deps.auth.hashSecret) : '';
+    if (looksValid) {
+      try {
+        failedAuth.check(ctx.ip, keyHash, now);
+      } catch (error) {
+        setWindowHeaders(ctx, failedAuth.headers(ctx.ip, now));
+        throw error;
+      }
+    }
+    try {
+      ctx.state.principal = await authenticate(ctx.state.em, deps.auth, presented || undefined, deps.clock.now());
+    } catch (error) {
+      if (looksValid && error instanceof AuthenticationError) failedAuth.fail(ctx.ip, now);
+      throw error;
+    }
+    if (looksValid) failedAuth.succeeded(keyHash);
     return true;
   });
 
@@ -74,6 +98,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       setWindowHeaders(ctx, admission.window);
       if (!admission.admitted) throw admission.error;
       ctx.state.logId = admission.logId;
+      deps.inFlight.add(admission.logId);
     },
     notFound: (_c: OpenApiContext, ctx: Ctx) => {
       throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage and plans.`);

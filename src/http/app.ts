@@ -5,6 +5,7 @@ import type { Services } from '../services.js';
 import type { AuthSettings } from '../domain/keys/authenticate.js';
 import { createApi } from './api.js';
 import { errorMapper } from './error-mapper.js';
+import { InFlightRequests } from './in-flight.js';
 import type { Logger } from './logger.js';
 import { requestContext } from './request-context.js';
 
@@ -15,13 +16,16 @@ export interface AppDeps {
   auth: AuthSettings;
   trustProxy: boolean;
   services: Services;
+  /** Where the entry point sees the admitted requests still open, to record them if shutdown cuts them. */
+  inFlight?: InFlightRequests;
 }
 
 export function createApp(deps: AppDeps): Koa {
   // behind a proxy only the last X-Forwarded-For entry (added by that proxy) is trusted: the rest is the client's to forge
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
-  const api = createApi({ auth: deps.auth, clock: deps.clock, services: deps.services });
-  app.use(requestContext(deps.orm, deps.log));
+  const inFlight = deps.inFlight ?? new InFlightRequests();
+  const api = createApi({ auth: deps.auth, clock: deps.clock, services: deps.services, inFlight });
+  app.use(requestContext(deps.orm, deps.log, inFlight));
   app.use(errorMapper);
   app.use(async (ctx) => {
     await api.handleRequest(

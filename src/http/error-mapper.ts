@@ -30,6 +30,7 @@ export async function errorMapper(ctx: Context & { state: AppState }, next: Next
     const mapped = mapError(error, ctx.state.requestId);
     // only the unexpected deserves a stack trace in the log; outages and refusals are expected
     if (mapped.status === 500) ctx.state.log.error({ err: error }, 'request failed');
+    else if (mapped.status === 499) ctx.state.log.info('client closed the connection while sending the body');
     // the dependency's own words stay in the log, for the operator, not in the response
     else if (mapped.status >= 502) {
       const { message, cause } = error as Error;

@@ -26,6 +26,8 @@ export const ERROR_TABLE: Record<ErrorCode, Row> = {
   // the rest of an oversized body is not read: closing the connection stops the client sending it
   payload_too_large: { status: 413, shape: 'detail', headers: () => ({ Connection: 'close' }) },
   unsupported_media_type: { status: 415, shape: 'detail' },
+  // nobody reads this answer: the status is for the log and the request log (nginx's convention)
+  client_closed_request: { status: 499, shape: 'detail' },
   upstream_failed: { status: 502, shape: 'detail' },
   dependency_unavailable: { status: 503, shape: 'detail' },
 };

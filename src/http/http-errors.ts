@@ -14,6 +14,13 @@ export class UnsupportedContentTypeError extends ServiceError {
   }
 }
 
+/** The client went away while sending the body: nothing failed on our side. */
+export class ClientClosedError extends ServiceError {
+  constructor() {
+    super('client_closed_request', 'The client closed the connection before the request body was complete.');
+  }
+}
+
 export class MethodNotAllowedError extends ServiceError {
   constructor(message: string, allow: string[]) {
     super('method_not_allowed', message, { allow });

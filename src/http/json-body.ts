@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { InvalidRequestError } from '../domain/errors.js';
 import type { MediaTypeSpec } from './body-readers.js';
 import { checkWellFormed, validated } from './body-checks.js';
-import { PayloadTooLargeError, UnsupportedContentTypeError } from './http-errors.js';
+import { ClientClosedError, PayloadTooLargeError, UnsupportedContentTypeError } from './http-errors.js';
 import { parseJsonText } from './json-text.js';
 
 interface BodyFramingError {
@@ -33,6 +33,7 @@ export async function readJsonBody(ctx: Context, operationId: string, media: Med
     if (!Buffer.isBuffer(bytes)) throw new Error('co-body returned text instead of the raw body');
   } catch (error) {
     const framing = error as BodyFramingError;
+    if (framing.type === 'request.aborted') throw new ClientClosedError();
     if (framing.status === 413) throw new PayloadTooLargeError(limit);
     if (framing.type === 'encoding.unsupported' || framing.status === 415) {
       throw new UnsupportedContentTypeError(ctx.get('Content-Encoding') || ctx.get('Content-Type'), 'application/json (identity, gzip or deflate encoded)');
@@ -41,6 +42,8 @@ export async function readJsonBody(ctx: Context, operationId: string, media: Med
     if (framing.code?.startsWith('Z_') || framing.code?.startsWith('ERR__')) {
       throw new InvalidRequestError(`The request body could not be decompressed as ${ctx.get('Content-Encoding')}.`);
     }
+    // the body's declared length did not match what arrived, and the like
+    if (framing.status === 400) throw new InvalidRequestError(`The request body could not be read: ${(error as Error).message}.`);
     throw error;
   }
   let text: string;

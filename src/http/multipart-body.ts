@@ -4,7 +4,7 @@ import { InvalidRequestError } from '../domain/errors.js';
 import type { UploadedFile } from '../domain/uploaded-file.js';
 import type { MediaTypeSpec, SchemaSpec } from './body-readers.js';
 import { checkWellFormed, validated } from './body-checks.js';
-import { PayloadTooLargeError } from './http-errors.js';
+import { ClientClosedError, PayloadTooLargeError } from './http-errors.js';
 import { parseJsonText } from './json-text.js';
 
 /** How the contract says each part is read: file parts (format: binary), JSON parts (encoding), text. */
@@ -63,7 +63,7 @@ export async function readMultipartBody(ctx: Context, operationId: string, media
     }
     const malformed = (error: Error) => reject(new InvalidRequestError(`The multipart body is malformed: ${error.message}.`));
     // a client that goes away mid-upload must not leave the request hanging
-    ctx.req.on('aborted', () => reject(new InvalidRequestError('The upload was interrupted before the multipart body ended.')));
+    ctx.req.on('aborted', () => reject(new ClientClosedError()));
     let received = 0;
     ctx.req.on('data', (chunk: Buffer) => {
       received += chunk.length;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Orm } from '../db/orm.js';
 import { recordOutcome } from '../domain/usage/usage.js';
+import type { InFlightRequests } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { AppState } from './state.js';
 
@@ -12,7 +13,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * unit of work on the database, and an access-log line; after the response is known, completes
  * the request-log row of an admitted request.
  */
-export function requestContext(orm: Orm, log: Logger) {
+export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests) {
   return async (ctx: Context & { state: AppState }, next: Next): Promise<void> => {
     const incoming = ctx.get('X-Request-Id');
     const requestId = CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -29,6 +30,8 @@ export function requestContext(orm: Orm, log: Logger) {
           await recordOutcome(ctx.state.em, ctx.state.logId, { status: ctx.status, ...ctx.state.usage });
         } catch (error) {
           ctx.state.log.warn({ err: error }, 'could not record the request outcome');
+        } finally {
+          inFlight.delete(ctx.state.logId);
         }
       }
       ctx.state.log.info(

@@ -8,6 +8,8 @@ import type { Principal } from './principal.js';
 export interface AuthSettings {
   hashSecret: string;
   environment: KeyEnvironment;
+  /** Failed authentications one client address may make per minute before it is refused unchecked. */
+  failuresPerMinute: number;
 }
 
 const MISSING = 'API key is required. Send it in the X-API-Key header.';

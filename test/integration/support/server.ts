@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { systemClock, type Clock } from '../../../src/clock.js';
 import { connect, type Orm } from '../../../src/db/orm.js';
 import { createApp } from '../../../src/http/app.js';
+import { createHttpServer, listen } from '../../../src/http/server.js';
 import { loadConfig } from '../../../src/config.js';
 import { createServices, type Services } from '../../../src/services.js';
 
@@ -32,7 +32,7 @@ export function testServices(overrides: Partial<Services> = {}, env: NodeJS.Proc
 }
 
 export async function startServer(
-  options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean; services?: Services; databaseUrl?: string } = {},
+  options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean; services?: Services; databaseUrl?: string; authFailuresPerMinute?: number } = {},
 ): Promise<TestServer> {
   const orm = await connect(options.databaseUrl ?? databaseUrl(), 30);
   const services = options.services ?? testServices();
@@ -43,17 +43,16 @@ export async function startServer(
       done();
     },
   });
+  const log = pino({ level: 'debug' }, sink);
   const app = createApp({
     orm,
-    log: pino({ level: 'debug' }, sink),
+    log,
     clock: options.clock ?? systemClock,
-    auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live' },
+    auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live', failuresPerMinute: options.authFailuresPerMinute ?? 60 },
     trustProxy: options.trustProxy ?? false,
     services,
   });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server = await listen(createHttpServer(app, log), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,0 +1,45 @@
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type Koa from 'koa';
+import type { Logger } from './logger.js';
+
+// Node's HTTP parser refuses some requests before Koa sees them: it then answers a bare 400 or
+// 431, or resets the connection. These are answered here in the documented {detail} shape.
+const PARSER_ERRORS: Record<string, { status: number; detail: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, detail: 'The request line and headers are larger than the limit of 16384 bytes.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request was not received in time.' },
+  ERR_HTTP_HEADERS_TIMEOUT: { status: 408, detail: 'The request headers were not received in time.' },
+};
+const MALFORMED = 'The request is not valid HTTP/1.1 (for example a header with a control character such as CR or NUL in it).';
+
+/** The HTTP server for the app: parser failures answered as {detail}, every connection bounded in time. */
+export function createHttpServer(app: Koa, log: Logger): Server {
+  const handle = app.callback();
+  // Koa's handler settles every request itself, errors included
+  const server = createServer({ requestTimeout: 300_000, headersTimeout: 20_000 }, (req, res) => void handle(req, res));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // a client that reset the connection, or one already answered, gets nothing more
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { status, detail } = PARSER_ERRORS[error.code ?? ''] ?? { status: 400, detail: MALFORMED };
+    log.debug({ code: error.code, status }, 'unreadable request');
+    const body = JSON.stringify({ detail });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+  return server;
+}
+
+/** Listens on host:port; resolves once the server accepts connections. */
+export function listen(server: Server, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { connect as connectTcp } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { newKey } from './support/accounts.js';
+import { call, expectDocumented, type ApiResponse } from './support/contract.js';
+import { startServer, type TestServer } from './support/server.js';
+
+// Requests built to hurt: each must get the documented error shape, quickly and in a small body,
+// without a 500 and without stalling the server for everyone else.
+
+let server: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  server = await startServer({ authFailuresPerMinute: 5 });
+  ({ key } = await newKey(server.orm, { plan: 'enterprise' }));
+});
+afterAll(() => server.close());
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+async function postJson(body: string | Uint8Array, contentType = 'application/json', apiKey = key): Promise<ApiResponse & { size: number }> {
+  const res = await fetch(`${server.url}/api/v1/dev/query`, { method: 'POST', headers: { 'X-API-Key': apiKey, 'Content-Type': contentType }, body });
+  const text = await res.text();
+  const parsed = { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : undefined, size: Buffer.byteLength(text) };
+  expectDocumented(parsed, 'query');
+  return parsed;
+}
+
+function multipart(parts: Record<string, string>): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(parts)) form.append(name, value);
+  return form;
+}
+
+/** Sends raw bytes on a fresh connection; resolves with everything the server wrote back. */
+function rawExchange(request: string | Buffer, { end = true } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(Number(new URL(server.url).port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+    socket.write(request);
+    if (end) socket.end();
+  });
+}
+
+describe('JSON bodies that cost more than their size', () => {
+  test.each([
+    ['100,000 levels of nesting under filters', `{"query":"x","filters":${'['.repeat(100_000)}${']'.repeat(100_000)}}`],
+    ['the same under an unknown key', `{"query":"x","zzz":${'['.repeat(100_000)}${']'.repeat(100_000)}}`],
+  ])('%s: 400 naming the depth limit', async (_, body) => {
+    const res = await postJson(body);
+    expect(res.status).toBe(400);
+    expect((res.body as { detail: string }).detail).toBe('The request body is nested more than 32 levels deep.');
+  });
+
+  test.each([
+    ['500,000 invalid attachments', `{"query":"x","attachments":[${Array(500_000).fill('1').join(',')}]}`],
+    ['20,000 unknown keys', `{"query":"x",${Array.from({ length: 20_000 }, (_, i) => `"k${i}":1`).join(',')}}`],
+  ])('%s: a 400 whose body stays small', async (_, body) => {
+    const res = await postJson(body);
+    expect(res.status).toBe(400);
+    expect(res.size).toBeLessThan(2048);
+  });
+
+  test('a key named twice is 400 naming it (it used to keep the last value)', async () => {
+    const res = await postJson('{"query":"photosynthesis","store_id":"default","store_id":"other"}');
+    expect(res.status).toBe(400);
+    expect((res.body as { detail: string }).detail).toBe("The request body names the key 'store_id' twice in the top-level object: each key may appear once.");
+  });
+
+  test('bytes that are not UTF-8 are 400 (they used to become U+FFFD)', async () => {
+    const body = Buffer.concat([Buffer.from('{"query":"photo'), Buffer.from([0xff, 0xfe]), Buffer.from('synthesis"}')]);
+    const res = await postJson(body);
+    expect(res.status).toBe(400);
+    expect((res.body as { detail: string }).detail).toBe('The request body is not valid UTF-8 text: send JSON encoded as UTF-8.');
+  });
+
+  test('a charset other than UTF-8 is 415', async () => {
+    const res = await postJson('{"query":"photosynthesis"}', 'application/json; charset=iso-8859-1');
+    expect(res.status).toBe(415);
+    expect((res.body as { detail: string }).detail).toMatch(/^Unsupported Content-Type 'application\/json; charset=iso-8859-1'/);
+    expect((await postJson('{"query":"photosynthesis"}', 'application/json; charset=UTF-8')).status).toBe(200);
+  });
+
+  test('a multipart filters part of 4,000 [ is 400', async () => {
+    const res = await call(`${server.url}/api/v1/dev/query-multipart`, { key, method: 'POST', body: multipart({ query: 'x', filters: '['.repeat(4000) }) });
+    expectDocumented(res, 'queryMultipart');
+    expect(res.status).toBe(400);
+    expect((res.body as { detail: string }).detail).toBe("Part 'filters' is nested more than 32 levels deep.");
+  });
+});
+
+describe('requests the HTTP parser refuses are answered in the {detail} shape', () => {
+  test('headers over 16 KB: 431', async () => {
+    const answer = await rawExchange(`GET /api/v1/dev/plans HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: 'The request line and headers are larger than the limit of 16384 bytes.' });
+  });
+
+  test.each([
+    ['a NUL in a header value', 'X-Test: a\u0000b'],
+    ['a bare CR in a header value', 'X-Test: a\rb'],
+  ])('%s: 400', async (_, header) => {
+    const answer = await rawExchange(`GET /api/v1/dev/plans HTTP/1.1\r\nHost: x\r\n${header}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toHaveProperty('detail');
+  });
+});
+
+describe('a client that goes away while sending the body', () => {
+  test.each([
+    ['application/json', '{"query":"photo'],
+    ['multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="query"\r\n\r\nphoto'],
+  ])('%s: recorded as 499 "client closed", not as a failure with a stack', async (contentType, partial) => {
+    const { key: own, keyId } = await newKey(server.orm, { plan: 'enterprise' });
+    const path = contentType.startsWith('multipart') ? '/api/v1/dev/query-multipart' : '/api/v1/dev/query';
+    const logsBefore = server.logs.length;
+    await new Promise<void>((resolve) => {
+      const socket = connectTcp(Number(new URL(server.url).port), '127.0.0.1', () => {
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${own}\r\nContent-Type: ${contentType}\r\nContent-Length: 100000\r\n\r\n${partial}`);
+        setTimeout(() => socket.destroy(), 300);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', () => undefined);
+    });
+    const em = server.orm.em.fork();
+    let status: number | null = null;
+    for (let waited = 0; status === null && waited < 10_000; waited += 50) {
+      const [row] = await em.execute<{ status: number | null }[]>('select status from request_log where api_key_id = ?', [keyId]);
+      status = row?.status ?? null;
+      if (status === null) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toBe(499);
+    const lines = server.logs.slice(logsBefore).map((line) => JSON.parse(line) as { level: number; msg: string; err?: unknown });
+    expect(lines.some((l) => l.msg === 'client closed the connection while sending the body')).toBe(true);
+    expect(lines.filter((l) => l.level >= 50 || l.err)).toEqual([]);
+  });
+});
+
+describe('random and adversarial bodies', () => {
+  test('never a 500, never a 4xx body over 64 KB, never an event-loop stall over 100 ms', async () => {
+    const keys = await Promise.all(Array.from({ length: 3 }, () => newKey(server.orm, { plan: 'enterprise' })));
+    let seed = 20261123;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T,>(items: T[]): T => items[Math.floor(random() * items.length)]!;
+    const fragments = ['{', '}', '[', ']', '"', ':', ',', '\\', '\\u', 'null', 'true', '1e999', '-0', '"query"', '"filters"', '"attachments"', '"x"', ' ', '\u0000', '\ud800', 'ප්‍ර', '{"url":"https://a.lk/x.pdf"}'];
+    const shapes: (() => string)[] = [
+      () => Array.from({ length: 1 + Math.floor(random() * 200) }, () => pick(fragments)).join(''),
+      () => `{"query":"x","filters":${'{"a":'.repeat(Math.floor(random() * 60))}1${'}'.repeat(Math.floor(random() * 60))}}`,
+      () => `{"query":"${'q'.repeat(Math.floor(random() * 5000))}","attachments":[${Array(Math.floor(random() * 20_000)).fill('{}').join(',')}]}`,
+      () => JSON.stringify({ query: pick(['x', '', ' ', 'ප්‍රභාසංශ්ලේෂණය', 'a'.repeat(2001)]), filters: { [pick(['subject', 'grade', 'category', 'language', 'year', 'colour'])]: pick(['Science', 10, null, [], 'french']) } }),
+    ];
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const outcomes: { status: number; size: number }[] = [];
+    for (let i = 0; i < 120; i++) {
+      const apiKey = keys[i % keys.length]!.key;
+      const text = pick(shapes)();
+      if (random() < 0.75) {
+        const res = await fetch(`${server.url}/api/v1/dev/query`, { method: 'POST', headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' }, body: text });
+        outcomes.push({ status: res.status, size: (await res.arrayBuffer()).byteLength });
+      } else {
+        const res = await fetch(`${server.url}/api/v1/dev/query-multipart`, {
+          method: 'POST',
+          headers: { 'X-API-Key': apiKey },
+          body: multipart(random() < 0.5 ? { query: text.slice(0, 3000) } : { query: 'x', filters: text }),
+        });
+        outcomes.push({ status: res.status, size: (await res.arrayBuffer()).byteLength });
+      }
+    }
+    delay.disable();
+    expect(outcomes.filter((o) => o.status >= 500)).toEqual([]);
+    expect(outcomes.filter((o) => o.status >= 400 && o.size > MAX_ERROR_BODY)).toEqual([]);
+    // some were refused and some answered: the generator reaches both sides
+    expect(outcomes.some((o) => o.status === 400)).toBe(true);
+    expect(delay.max / 1e6).toBeLessThan(100);
+  });
+});
+
+describe('failed authentication is throttled per client address', () => {
+  // last in this file: it leaves 127.0.0.1 throttled for a minute
+  test('past the limit, unknown keys get 429 with Retry-After before any lookup; a missing key does not count', async () => {
+    const unknown = `svc_${'x'.repeat(40)}`;
+    const { key: fresh } = await newKey(server.orm, { plan: 'enterprise' });
+    for (let i = 0; i < 3; i++) expect((await call(`${server.url}/api/v1/dev/plans`)).status).toBe(401);
+    // the throttle is per server instance: this file's server allows 5 failures a minute
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await call(`${server.url}/api/v1/dev/plans`, { key: unknown });
+      expectDocumented(res, 'getPlans');
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(res.headers.get('x-ratelimit-limit')).toBe('5');
+        expect((res.body as { error: { message: string } }).error.message).toMatch(/^Too many failed authentication attempts from your address: at most 5 per minute/);
+      }
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    // a key that authenticated before keeps working from the throttled address (others behind the same NAT);
+    // a key never seen here waits like a guess would
+    expect((await call(`${server.url}/api/v1/dev/plans`, { key })).status).toBe(200);
+    expect((await call(`${server.url}/api/v1/dev/plans`, { key: fresh })).status).toBe(429);
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, test } from '@jest/globals';
+import { FailedAuthThrottle } from '../../src/domain/keys/failed-auth-throttle.js';
+
+describe('FailedAuthThrottle', () => {
+  test('refuses an address past its failures until its minute is over, with Retry-After', () => {
+    const throttle = new FailedAuthThrottle(2);
+    const t0 = Date.UTC(2026, 10, 23, 12, 0, 0);
+    throttle.fail('203.0.113.7', t0);
+    expect(() => throttle.check('203.0.113.7', 'k', t0 + 1000)).not.toThrow();
+    throttle.fail('203.0.113.7', t0 + 1000);
+    expect(() => throttle.check('203.0.113.7', 'k', t0 + 20_000)).toThrow(expect.objectContaining({ code: 'rate_limit_exceeded', data: { retryAfterSeconds: 40 } }));
+    expect(throttle.headers('203.0.113.7', t0 + 20_000)).toEqual({ limit: 2, remaining: 0, reset: (t0 + 60_000) / 1000 });
+    // other addresses are not affected; the window ends after a minute
+    expect(() => throttle.check('203.0.113.8', 'k', t0 + 20_000)).not.toThrow();
+    expect(() => throttle.check('203.0.113.7', 'k', t0 + 60_000)).not.toThrow();
+  });
+
+  test('a key that authenticated before passes a throttled address', () => {
+    const throttle = new FailedAuthThrottle(1);
+    throttle.succeeded('good');
+    throttle.fail('198.51.100.1', 0);
+    expect(() => throttle.check('198.51.100.1', 'good', 1)).not.toThrow();
+    expect(() => throttle.check('198.51.100.1', 'guess', 1)).toThrow(/Too many failed authentication attempts/);
+  });
+
+  test('memory stays bounded: the least recent addresses and keys are forgotten', () => {
+    const throttle = new FailedAuthThrottle(1, 3);
+    for (const address of ['a', 'b', 'c', 'd']) throttle.fail(address, 0);
+    expect(() => throttle.check('a', 'k', 1)).not.toThrow();
+    expect(() => throttle.check('d', 'k', 1)).toThrow();
+    for (const key of ['k1', 'k2', 'k3', 'k4']) throttle.succeeded(key);
+    expect(() => throttle.check('d', 'k1', 1)).toThrow();
+    expect(() => throttle.check('d', 'k4', 1)).not.toThrow();
+  });
+});
