@@ -1,9 +1,12 @@
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HASH_SECRET, databaseUrl } from './support/server.js';
+import { HASH_SECRET, databaseUrl, startServer, type TestServer } from './support/server.js';
+import { newKey } from './support/accounts.js';
+import { call, expectDocumented } from './support/contract.js';
+import { Document, Store } from '../../src/db/entities.js';
 
 // The operator CLIs as an operator runs them: compiled, as child processes, on the test database.
 function run(script: 'keys' | 'ingest', ...args: string[]): { status: number; stdout: string; stderr: string } {
@@ -65,7 +68,7 @@ describe('npm run ingest', () => {
     writeFileSync(join(dir, 'empty.md'), '   \n');
     writeFileSync(join(dir, 'fake.pdf'), 'not a pdf at all');
     const store = `cli-${Math.random().toString(36).slice(2, 8)}`;
-    const result = run('ingest', '--store', store, '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english',
+    const result = run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english',
       join(dir, 'tides.md'), join(dir, 'empty.md'), join(dir, 'fake.pdf'));
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('tides.md: 2 pages, 1 chunks');
@@ -73,7 +76,7 @@ describe('npm run ingest', () => {
     expect(result.stderr).toContain('failed: empty.md: empty.md is empty: no text to index');
     expect(result.stderr).toContain('failed: fake.pdf: fake.pdf is not a readable PDF');
 
-    const again = run('ingest', '--store', store, '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));
+    const again = run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));
     expect(again.status).toBe(0);
     expect(again.stderr).toContain('1 documents (1 replaced)');
   });
@@ -103,10 +106,110 @@ describe('npm run ingest: help and malformed manifests', () => {
     writeFileSync(join(dir, 'waves.md'), '--- PAGE 1 ---\nWaves are made by the wind.');
     const good = { file: 'tides.md', name: 'tides.md', metadata: { subject: 'Geography', grade: '9', category: 'short-notes', language: 'english' } };
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify([good, entry]));
-    const result = run('ingest', '--manifest', join(dir, 'manifest.json'), '--store', `cli-${Math.random().toString(36).slice(2, 8)}`);
+    const result = run('ingest', '--manifest', join(dir, 'manifest.json'), '--store', `cli-${Math.random().toString(36).slice(2, 8)}`, '--shared');
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`ingest: ${message}`);
     expect(result.stderr).not.toContain('TypeError');
     expect(result.stderr).not.toContain('tides.md: 1 pages');
+  });
+});
+
+// stores made by this run (a rerun against the same database must not meet them)
+const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 10)}`;
+
+describe('who may read a store made by npm run ingest', () => {
+  let server: TestServer;
+  let dir: string;
+  const metadata = ['--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english'];
+  const ask = async (key: string, store: string) => {
+    const res = await call(`${server.url}/api/v1/dev/query`, {
+      key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'Which glaciers carved the fjords?', store_id: store }),
+    });
+    expectDocumented(res, 'query');
+    return res as { status: number; body: { citations?: { document_name: string }[]; detail?: string } };
+  };
+  const storeRow = (id: string) => server.orm.em.fork().findOne(Store, { id });
+
+  beforeAll(async () => {
+    server = await startServer();
+    dir = mkdtempSync(join(tmpdir(), 'ingest-owner-'));
+    writeFileSync(join(dir, 'fjords.md'), '--- PAGE 1 ---\nGlaciers carved the fjords of Norway during the ice ages.');
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  test('an unknown option is named, with the usage, exit 2 and no stack trace', () => {
+    const result = run('ingest', '--colour', 'blue', join(dir, 'fjords.md'));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("ingest: Unknown option '--colour'");
+    expect(result.stderr).toContain('usage: npm run ingest -- --manifest <file.json>');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test.each([
+    [['--store', 'STORE'], "store 'STORE' is not 'default': give --account <uuid> for a custom store only that account's keys read, or --shared to publish it to every API key on every plan"],
+    [['--store', 'STORE', '--shared', '--account', '00000000-0000-4000-8000-000000000000'], 'give either --account (a store owned by that account) or --shared (a store every key reads), not both'],
+    [['--account', '00000000-0000-4000-8000-000000000000'], "the 'default' store is shared with every key; --account is for a custom store, named with --store"],
+  ])('a store without a stated reader is refused before anything is read (%j)', async (flags, message) => {
+    const store = unique('unstated');
+    const result = run('ingest', ...flags.map((f) => f.replace('STORE', store)), ...metadata, join(dir, 'fjords.md'));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`ingest: ${message.replace('STORE', store)}`);
+    expect(result.stderr).toContain('usage: npm run ingest');
+    expect(await storeRow(store)).toBeNull();
+  });
+
+  test("a store made with --account is read by that account's Enterprise keys only: 404 for every other key", async () => {
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const store = unique('owned');
+    const made = run('ingest', '--store', store, '--account', owner.accountId, ...metadata, join(dir, 'fjords.md'));
+    expect(made.status).toBe(0);
+    expect(made.stderr).toContain(`store '${store}': 1 documents`);
+    expect((await storeRow(store))?.account?.id).toBe(owner.accountId);
+
+    const mine = await ask(owner.key, store);
+    expect(mine.status).toBe(200);
+    expect(mine.body.citations?.[0]?.document_name).toBe('fjords.md');
+    for (const plan of ['enterprise', 'free'] as const) {
+      const other = await ask((await newKey(server.orm, { plan })).key, store);
+      expect(other.status).toBe(404);
+      expect(other.body).toEqual({ detail: `Store '${store}' was not found.` });
+    }
+  });
+
+  test("ingesting into another account's store, or into an owned store as shared, is refused and indexes nothing", async () => {
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const intruder = await newKey(server.orm, { plan: 'enterprise' });
+    const store = unique('taken');
+    expect(run('ingest', '--store', store, '--account', owner.accountId, ...metadata, join(dir, 'fjords.md')).status).toBe(0);
+    writeFileSync(join(dir, 'planted.md'), '--- PAGE 1 ---\nPlanted text.');
+
+    const foreign = run('ingest', '--store', store, '--account', intruder.accountId, ...metadata, join(dir, 'planted.md'));
+    expect(foreign.status).toBe(1);
+    expect(foreign.stderr).toContain(`ingest: refused: Store '${store}' belongs to account ${owner.accountId}; it cannot take documents for account ${intruder.accountId}.`);
+    const shared = run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'planted.md'));
+    expect(shared.status).toBe(1);
+    expect(shared.stderr).toContain(`ingest: refused: Store '${store}' belongs to account ${owner.accountId}; it cannot take documents as a shared store.`);
+    expect((await server.orm.em.fork().find(Document, { store })).map((d) => d.name)).toEqual(['fjords.md']);
+  });
+
+  test('an unknown account is refused by name and no store is made', async () => {
+    const store = unique('nobody');
+    const result = run('ingest', '--store', store, '--account', '00000000-0000-4000-8000-000000000000', ...metadata, join(dir, 'fjords.md'));
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("ingest: refused: Account '00000000-0000-4000-8000-000000000000' was not found.");
+    expect(await storeRow(store)).toBeNull();
+  });
+
+  test('a store published with --shared is read by every key, Free included', async () => {
+    const store = unique('shared');
+    expect(run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'fjords.md')).status).toBe(0);
+    const res = await ask((await newKey(server.orm, { plan: 'free' })).key, store);
+    expect(res.status).toBe(200);
+    expect(res.body.citations?.[0]?.document_name).toBe('fjords.md');
   });
 });
