@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { HASH_SECRET, databaseUrl, startServer, type TestServer } from './support/server.js';
 import { newKey } from './support/accounts.js';
 import { call, expectDocumented } from './support/contract.js';
+import { connect } from '../../src/db/orm.js';
 import { Document, Store } from '../../src/db/entities.js';
 
 // The operator CLIs as an operator runs them: compiled, as child processes, on the test database.
-function run(script: 'keys' | 'ingest', ...args: string[]): { status: number; stdout: string; stderr: string } {
+function run(script: 'keys' | 'ingest' | 'stores' | 'migrate', ...args: string[]): { status: number; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [`dist/scripts/${script}.js`, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl(), KEY_HASH_SECRET: HASH_SECRET, OPENAI_API_KEY: '' },
     encoding: 'utf8',
@@ -211,5 +212,113 @@ describe('who may read a store made by npm run ingest', () => {
     const res = await ask((await newKey(server.orm, { plan: 'free' })).key, store);
     expect(res.status).toBe(200);
     expect(res.body.citations?.[0]?.document_name).toBe('fjords.md');
+  });
+});
+
+describe('npm run stores: ownerless stores are reported until an operator decides', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  /** A store as the ingest command made them before it asked who may read them. */
+  const legacyStore = async (id: string) => {
+    const em = server.orm.em.fork();
+    em.create(Store, { id, account: null, shared: false, createdAt: new Date() });
+    await em.flush();
+  };
+  const ask = (key: string, store: string) =>
+    call(`${server.url}/api/v1/dev/query`, { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'fjords', store_id: store }) });
+
+  test('check lists them and exits 1; no key reads them; assign and share decide, and check stops listing them', async () => {
+    const [toAssign, toShare] = [unique('legacy-a'), unique('legacy-s')];
+    await legacyStore(toAssign);
+    await legacyStore(toShare);
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const free = await newKey(server.orm, { plan: 'free' });
+
+    const check = run('stores', 'check');
+    expect(check.status).toBe(1);
+    expect(check.stdout).toContain(`  ${toAssign}  NO OWNER, NOT SHARED  0 documents`);
+    expect(check.stdout).toContain(`  ${toShare}  NO OWNER, NOT SHARED  0 documents`);
+    expect(check.stdout).not.toMatch(/^ {2}default /m);
+    for (const key of [owner.key, free.key]) expect((await ask(key, toAssign)).status).toBe(404);
+
+    expect(run('stores', 'assign', '--store', toAssign, '--account', owner.accountId).status).toBe(0);
+    expect(run('stores', 'share', '--store', toShare).status).toBe(0);
+    const after = run('stores', 'check');
+    expect(after.stdout).not.toContain(toAssign);
+    expect(after.stdout).not.toContain(toShare);
+    const list = run('stores', 'list').stdout;
+    expect(list).toContain(`${toAssign}  owner ${owner.accountId}  0 documents`);
+    expect(list).toContain(`${toShare}  shared  0 documents`);
+    expect(list).toMatch(/^default {2}shared {2}\d+ documents$/m);
+
+    expect((await ask(owner.key, toAssign)).status).toBe(200);
+    expect((await ask(free.key, toAssign)).status).toBe(404);
+    expect((await ask(free.key, toShare)).status).toBe(200);
+  });
+
+  test('the default store cannot be given away; an owned store cannot be shared or reassigned', async () => {
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const giveDefault = run('stores', 'assign', '--store', 'default', '--account', owner.accountId);
+    expect(giveDefault.status).toBe(1);
+    expect(giveDefault.stderr).toContain("stores: Store 'default' is the general curriculum, shared with every key; it cannot be given to an account.");
+
+    const store = unique('decided');
+    await legacyStore(store);
+    run('stores', 'assign', '--store', store, '--account', owner.accountId);
+    const share = run('stores', 'share', '--store', store);
+    expect(share.status).toBe(1);
+    expect(share.stderr).toContain(`stores: Store '${store}' belongs to account ${owner.accountId}; an account's store is not shared.`);
+    const other = await newKey(server.orm, { plan: 'enterprise' });
+    const reassign = run('stores', 'assign', '--store', store, '--account', other.accountId);
+    expect(reassign.status).toBe(1);
+    expect(reassign.stderr).toContain(`stores: Store '${store}' belongs to account ${owner.accountId}.`);
+  });
+
+  test('mistakes get the usage and exit 2', () => {
+    const unknown = run('stores', 'check', '--verbose');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("stores: Unknown option '--verbose'");
+    expect(unknown.stderr).toContain('usage: npm run stores -- <command>');
+    expect(run('stores', 'share').stderr).toContain('stores: share needs --store');
+    expect(run('stores', 'delete').stderr).toContain("stores: unknown command 'delete'");
+    expect(run('stores', '--help').status).toBe(0);
+  });
+
+  test('upgrading: the migration marks default shared, leaves other ownerless stores undecided and migrate warns; a clean database checks clean', async () => {
+    // a database of its own, taken through the migrations as an older installation was
+    const url = new URL(databaseUrl());
+    url.pathname = `/upgrade_${Math.random().toString(36).slice(2, 10)}`;
+    const orm = await connect(url.toString());
+    await orm.schema.ensureDatabase();
+    await orm.migrator.up({ to: 'Migration20261121010000_stores' });
+    await orm.em.getConnection().execute(`insert into "store" ("id", "account_id") values ('old-notes', null)`);
+    await orm.close();
+
+    const saved = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = url.toString();
+    try {
+      const migrated = run('migrate');
+      expect(migrated.status).toBe(0);
+      expect(migrated.stderr).toContain('applied migrations: Migration20261123000000_shared_stores');
+      expect(migrated.stderr).toContain("warning: no API key can read 'old-notes': no owner and not marked shared; see npm run stores -- check");
+      const check = run('stores', 'check');
+      expect(check.status).toBe(1);
+      expect(check.stdout).toContain('stores: 1 store(s) have no owner and are not marked shared');
+      expect(check.stdout).toContain('  old-notes  NO OWNER, NOT SHARED  0 documents');
+      expect(run('stores', 'list').stdout).toContain('default  shared  0 documents');
+
+      expect(run('stores', 'share', '--store', 'old-notes').stdout).toContain('store old-notes is shared');
+      const clean = run('stores', 'check');
+      expect(clean.status).toBe(0);
+      expect(clean.stdout).toContain('stores: every store has an owner or is shared on purpose');
+      expect(run('migrate').stderr).not.toContain('warning');
+    } finally {
+      process.env.DATABASE_URL = saved;
+    }
   });
 });

@@ -62,9 +62,56 @@ export async function ensureStore(em: EntityManager, storeId: string, access: St
   return store;
 }
 
+export interface StoreSummary {
+  id: string;
+  owner: string | null;
+  shared: boolean;
+  documents: number;
+}
+
+/** Every store with who may read it and how many documents it holds, in id order. */
+export async function listStores(em: EntityManager): Promise<StoreSummary[]> {
+  const stores = await em.find(Store, {}, { orderBy: { id: 'asc' } });
+  const counts = new Map<string, number>();
+  const rows: { store_id: string; documents: string }[] = await em.getConnection().execute('select store_id, count(*) as documents from document group by store_id');
+  for (const row of rows) counts.set(row.store_id, Number(row.documents));
+  return stores.map((s) => ({ id: s.id, owner: s.account?.id ?? null, shared: s.shared, documents: counts.get(s.id) ?? 0 }));
+}
+
+/** Ownerless stores nobody marked shared: readable by no key until an operator decides. */
+export async function undecidedStores(em: EntityManager): Promise<StoreSummary[]> {
+  return (await listStores(em)).filter((s) => !s.owner && !s.shared);
+}
+
+/** Gives an ownerless store (undecided or shared, never `default`) to an account: from then on only its keys read it. */
+export async function assignStore(em: EntityManager, storeId: string, accountId: string): Promise<Store> {
+  const store = await storeOrFail(em, storeId);
+  if (store.id === DEFAULT_STORE) throw new ForbiddenError(`Store '${DEFAULT_STORE}' is the general curriculum, shared with every key; it cannot be given to an account.`);
+  if (store.account) throw new ForbiddenError(`Store '${storeId}' ${describe(store)}.`);
+  store.account = em.getReference(Account, (await accountOrFail(em, accountId)).id);
+  store.shared = false;
+  await em.flush();
+  return store;
+}
+
+/** Marks an ownerless store as shared on purpose: every key on every plan may read it. */
+export async function shareStore(em: EntityManager, storeId: string): Promise<Store> {
+  const store = await storeOrFail(em, storeId);
+  if (store.account) throw new ForbiddenError(`Store '${storeId}' ${describe(store)}; an account's store is not shared.`);
+  store.shared = true;
+  await em.flush();
+  return store;
+}
+
 function describe(store: Store): string {
   if (store.account) return `belongs to account ${store.account.id}`;
   return store.shared ? 'is shared with every key' : 'has no owner and is not marked shared';
+}
+
+async function storeOrFail(em: EntityManager, storeId: string): Promise<Store> {
+  const store = await em.findOne(Store, { id: storeId });
+  if (!store) throw new NotFoundError(`Store '${storeId}' was not found.`);
+  return store;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
