@@ -1,10 +1,13 @@
 // Indexes documents into a store.
-//   npm run ingest -- --manifest samples/curriculum/manifest.json [--store default] [--if-empty]
+//   npm run ingest -- --manifest samples/curriculum/manifest.json [--if-empty]            (into `default`)
+//   npm run ingest -- --store S --account <uuid> --manifest m.json                        (S owned by that account)
+//   npm run ingest -- --store S --shared --manifest m.json                                (S shared with every key)
 //   npm run ingest -- --subject Science --grade 10 --category textbook --language english [--year 2022]
-//                     [--name "shown name.pdf"] [--store default] <file>...
+//                     [--name "shown name.pdf"] [--store S --account <uuid> | --store S --shared] <file>...
 // A manifest is a JSON array of {"file": path relative to the manifest, "name": shown name,
 // "metadata": {subject, grade, category, language, year?}}. Re-ingesting a document (same store
-// and name) replaces its chunks.
+// and name) replaces its chunks. A store other than `default` must say who may read it: an
+// owner account, or --shared on purpose, so that no store becomes readable by every key by accident.
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +15,9 @@ import cliProgress from 'cli-progress';
 import { configOrExit } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Document } from '../src/db/entities.js';
+import { ServiceError } from '../src/domain/errors.js';
 import { checkMetadata, ingestDocument, type MetadataInput } from '../src/domain/ingestion/ingest.js';
+import { DEFAULT_STORE, ensureStore } from '../src/domain/stores/stores.js';
 import { createServices } from '../src/services.js';
 
 interface Item {
@@ -21,34 +26,49 @@ interface Item {
   metadata: MetadataInput;
 }
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    manifest: { type: 'string' },
-    store: { type: 'string', default: 'default' },
-    'if-empty': { type: 'boolean', default: false },
-    name: { type: 'string' },
-    subject: { type: 'string' },
-    grade: { type: 'string' },
-    category: { type: 'string' },
-    language: { type: 'string' },
-    year: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+const USAGE = `usage: npm run ingest -- --manifest <file.json> [--if-empty] [--store S (--account <uuid> | --shared)]
+       npm run ingest -- --subject S --grade G --category C --language L [--year Y] [--name N]
+                         [--store S (--account <uuid> | --shared)] <file>...
+  --store S         the store to write into (default: default, the general curriculum every key reads)
+  --account <uuid>  the account that owns store S: only its keys, on a plan with custom knowledge bases, read it
+  --shared          publish store S to every API key on every plan (needed for any store but default without --account)
+  --if-empty        do nothing when the store already has documents`;
 
-const USAGE = `usage: npm run ingest -- --manifest <file.json> [--store S] [--if-empty]
-       npm run ingest -- --subject S --grade G --category C --language L [--year Y] [--name N] [--store S] <file>...`;
+function fail(message: string): never {
+  console.error(`ingest: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function parse() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        manifest: { type: 'string' },
+        store: { type: 'string', default: DEFAULT_STORE },
+        account: { type: 'string' },
+        shared: { type: 'boolean', default: false },
+        'if-empty': { type: 'boolean', default: false },
+        name: { type: 'string' },
+        subject: { type: 'string' },
+        grade: { type: 'string' },
+        category: { type: 'string' },
+        language: { type: 'string' },
+        year: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // parseArgs says which option is unknown or lacks its value
+    fail((error as Error).message);
+  }
+}
+const { values, positionals } = parse();
 
 /** An error's message, with its cause's (the search index's own words) for the operator. */
 function reason(error: unknown): string {
   const { message, cause } = error as Error;
   return cause instanceof Error ? `${message} (${cause.message})` : message;
-}
-
-function fail(message: string): never {
-  console.error(`ingest: ${message}\n${USAGE}`);
-  process.exit(2);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -84,10 +104,26 @@ async function items(): Promise<Item[]> {
   return positionals.map((file) => ({ file: resolve(file), name: values.name ?? basename(file), metadata }));
 }
 
+/** Who may read the store, from --account / --shared: refused unless stated for any store but `default`. */
+function access(): { owner?: string; shared?: boolean } {
+  const { store, account, shared } = values;
+  if (account !== undefined && shared) fail('give either --account (a store owned by that account) or --shared (a store every key reads), not both');
+  if (store === DEFAULT_STORE) {
+    if (account !== undefined) fail(`the '${DEFAULT_STORE}' store is shared with every key; --account is for a custom store, named with --store`);
+    return {};
+  }
+  if (account !== undefined) return { owner: account };
+  if (!shared) {
+    fail(`store '${store}' is not '${DEFAULT_STORE}': give --account <uuid> for a custom store only that account's keys read, or --shared to publish it to every API key on every plan`);
+  }
+  return { shared: true };
+}
+
 if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
+const storeAccess = access();
 const list = await items();
 for (const item of list) {
   try {
@@ -102,7 +138,10 @@ const services = createServices(config);
 const orm = await connect(config.DATABASE_URL);
 const store = values.store;
 const summary = { documents: 0, pages: 0, chunks: 0, replaced: 0, failed: [] as string[] };
+let refused = false;
 try {
+  // once, before any file is read: a store this run may not write into refuses the whole run
+  await ensureStore(orm.em.fork(), store, storeAccess);
   if (values['if-empty'] && (await orm.em.fork().count(Document, { store })) > 0) {
     console.error(`ingest: store '${store}' already has documents; nothing to do`);
   } else {
@@ -117,6 +156,7 @@ try {
           name: item.name,
           bytes,
           metadata: item.metadata,
+          ...storeAccess,
         });
         summary.documents++;
         summary.pages += result.pages;
@@ -134,8 +174,12 @@ try {
     );
     for (const failure of summary.failed) console.error(`  failed: ${failure}`);
   }
+} catch (error) {
+  if (!(error instanceof ServiceError)) throw error;
+  console.error(`ingest: refused: ${error.message}`);
+  refused = true;
 } finally {
   await orm.close();
   await services.index.close();
 }
-process.exitCode = summary.failed.length > 0 ? 1 : 0;
+process.exitCode = refused || summary.failed.length > 0 ? 1 : 0;

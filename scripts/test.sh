@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every check of the project, against real services started for the run:
-# generated-code drift, lint and types, OpenAPI lint, unit tests, integration tests (real
+# Runs every check of the project, against real services started for the run: the dependency
+# policy, generated-code drift, lint and types, OpenAPI lint, unit tests, integration tests (real
 # PostgreSQL, real HTTP server) and the schemathesis contract tests.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -9,6 +9,8 @@ ensure_node
 cd "$REPO_DIR"
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
 
+log "dependencies: exact pins, lockfile sha512 integrity, reviewed install scripts, installed tree (offline)"
+npm run --silent check:dependencies
 log "generated code is up to date"
 npm run --silent codegen:check
 log "lint and types"

@@ -113,14 +113,20 @@ export const UsageCounter = defineEntity({
 });
 export type UsageCounter = InferEntity<typeof UsageCounter>;
 
-/** A collection of indexed documents; `default` (no owner) is readable by every key. */
+/**
+ * A collection of indexed documents. A store is owned by one account (readable by that account's
+ * keys), or shared on purpose with every key (`default`); an ownerless store that is not marked
+ * shared was made before owners were required and is readable by no key until an operator decides.
+ */
 export const Store = defineEntity({
   name: 'Store',
   tableName: 'store',
+  checks: [{ name: 'store_owned_or_shared', expression: 'account_id is null or not shared' }],
   properties: {
     id: p.string().primary(),
-    // a deleted account takes its stores with it; never leave them ownerless (= public)
+    // a deleted account takes its stores with it; never leave them ownerless
     account: p.manyToOne(Account).nullable().deleteRule('cascade'),
+    shared: p.boolean().default(false),
     createdAt: p.datetime().defaultRaw('now()'),
   },
 });

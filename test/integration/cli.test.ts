@@ -1,12 +1,16 @@
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HASH_SECRET, databaseUrl } from './support/server.js';
+import { HASH_SECRET, databaseUrl, startServer, type TestServer } from './support/server.js';
+import { newKey } from './support/accounts.js';
+import { call, expectDocumented } from './support/contract.js';
+import { connect } from '../../src/db/orm.js';
+import { Document, Store } from '../../src/db/entities.js';
 
 // The operator CLIs as an operator runs them: compiled, as child processes, on the test database.
-function run(script: 'keys' | 'ingest', ...args: string[]): { status: number; stdout: string; stderr: string } {
+function run(script: 'keys' | 'ingest' | 'stores' | 'migrate', ...args: string[]): { status: number; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [`dist/scripts/${script}.js`, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl(), KEY_HASH_SECRET: HASH_SECRET, OPENAI_API_KEY: '' },
     encoding: 'utf8',
@@ -65,7 +69,7 @@ describe('npm run ingest', () => {
     writeFileSync(join(dir, 'empty.md'), '   \n');
     writeFileSync(join(dir, 'fake.pdf'), 'not a pdf at all');
     const store = `cli-${Math.random().toString(36).slice(2, 8)}`;
-    const result = run('ingest', '--store', store, '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english',
+    const result = run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english',
       join(dir, 'tides.md'), join(dir, 'empty.md'), join(dir, 'fake.pdf'));
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('tides.md: 2 pages, 1 chunks');
@@ -73,7 +77,7 @@ describe('npm run ingest', () => {
     expect(result.stderr).toContain('failed: empty.md: empty.md is empty: no text to index');
     expect(result.stderr).toContain('failed: fake.pdf: fake.pdf is not a readable PDF');
 
-    const again = run('ingest', '--store', store, '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));
+    const again = run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));
     expect(again.status).toBe(0);
     expect(again.stderr).toContain('1 documents (1 replaced)');
   });
@@ -103,10 +107,218 @@ describe('npm run ingest: help and malformed manifests', () => {
     writeFileSync(join(dir, 'waves.md'), '--- PAGE 1 ---\nWaves are made by the wind.');
     const good = { file: 'tides.md', name: 'tides.md', metadata: { subject: 'Geography', grade: '9', category: 'short-notes', language: 'english' } };
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify([good, entry]));
-    const result = run('ingest', '--manifest', join(dir, 'manifest.json'), '--store', `cli-${Math.random().toString(36).slice(2, 8)}`);
+    const result = run('ingest', '--manifest', join(dir, 'manifest.json'), '--store', `cli-${Math.random().toString(36).slice(2, 8)}`, '--shared');
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`ingest: ${message}`);
     expect(result.stderr).not.toContain('TypeError');
     expect(result.stderr).not.toContain('tides.md: 1 pages');
+  });
+});
+
+// stores made by this run (a rerun against the same database must not meet them)
+const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 10)}`;
+
+describe('who may read a store made by npm run ingest', () => {
+  let server: TestServer;
+  let dir: string;
+  const metadata = ['--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english'];
+  const ask = async (key: string, store: string) => {
+    const res = await call(`${server.url}/api/v1/dev/query`, {
+      key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'Which glaciers carved the fjords?', store_id: store }),
+    });
+    expectDocumented(res, 'query');
+    return res as { status: number; body: { citations?: { document_name: string }[]; detail?: string } };
+  };
+  const storeRow = (id: string) => server.orm.em.fork().findOne(Store, { id });
+
+  beforeAll(async () => {
+    server = await startServer();
+    dir = mkdtempSync(join(tmpdir(), 'ingest-owner-'));
+    writeFileSync(join(dir, 'fjords.md'), '--- PAGE 1 ---\nGlaciers carved the fjords of Norway during the ice ages.');
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  test('an unknown option is named, with the usage, exit 2 and no stack trace', () => {
+    const result = run('ingest', '--colour', 'blue', join(dir, 'fjords.md'));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("ingest: Unknown option '--colour'");
+    expect(result.stderr).toContain('usage: npm run ingest -- --manifest <file.json>');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test.each([
+    [['--store', 'STORE'], "store 'STORE' is not 'default': give --account <uuid> for a custom store only that account's keys read, or --shared to publish it to every API key on every plan"],
+    [['--store', 'STORE', '--shared', '--account', '00000000-0000-4000-8000-000000000000'], 'give either --account (a store owned by that account) or --shared (a store every key reads), not both'],
+    [['--account', '00000000-0000-4000-8000-000000000000'], "the 'default' store is shared with every key; --account is for a custom store, named with --store"],
+  ])('a store without a stated reader is refused before anything is read (%j)', async (flags, message) => {
+    const store = unique('unstated');
+    const result = run('ingest', ...flags.map((f) => f.replace('STORE', store)), ...metadata, join(dir, 'fjords.md'));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`ingest: ${message.replace('STORE', store)}`);
+    expect(result.stderr).toContain('usage: npm run ingest');
+    expect(await storeRow(store)).toBeNull();
+  });
+
+  test("a store made with --account is read by that account's Enterprise keys only: 404 for every other key", async () => {
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const store = unique('owned');
+    const made = run('ingest', '--store', store, '--account', owner.accountId, ...metadata, join(dir, 'fjords.md'));
+    expect(made.status).toBe(0);
+    expect(made.stderr).toContain(`store '${store}': 1 documents`);
+    expect((await storeRow(store))?.account?.id).toBe(owner.accountId);
+
+    const mine = await ask(owner.key, store);
+    expect(mine.status).toBe(200);
+    expect(mine.body.citations?.[0]?.document_name).toBe('fjords.md');
+    for (const plan of ['enterprise', 'free'] as const) {
+      const other = await ask((await newKey(server.orm, { plan })).key, store);
+      expect(other.status).toBe(404);
+      expect(other.body).toEqual({ detail: `Store '${store}' was not found.` });
+    }
+  });
+
+  test("ingesting into another account's store, or into an owned store as shared, is refused and indexes nothing", async () => {
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const intruder = await newKey(server.orm, { plan: 'enterprise' });
+    const store = unique('taken');
+    expect(run('ingest', '--store', store, '--account', owner.accountId, ...metadata, join(dir, 'fjords.md')).status).toBe(0);
+    writeFileSync(join(dir, 'planted.md'), '--- PAGE 1 ---\nPlanted text.');
+
+    const foreign = run('ingest', '--store', store, '--account', intruder.accountId, ...metadata, join(dir, 'planted.md'));
+    expect(foreign.status).toBe(1);
+    expect(foreign.stderr).toContain(`ingest: refused: Store '${store}' belongs to account ${owner.accountId}; it cannot take documents for account ${intruder.accountId}.`);
+    const shared = run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'planted.md'));
+    expect(shared.status).toBe(1);
+    expect(shared.stderr).toContain(`ingest: refused: Store '${store}' belongs to account ${owner.accountId}; it cannot take documents as a shared store.`);
+    expect((await server.orm.em.fork().find(Document, { store })).map((d) => d.name)).toEqual(['fjords.md']);
+  });
+
+  test('an unknown account is refused by name and no store is made', async () => {
+    const store = unique('nobody');
+    const result = run('ingest', '--store', store, '--account', '00000000-0000-4000-8000-000000000000', ...metadata, join(dir, 'fjords.md'));
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("ingest: refused: Account '00000000-0000-4000-8000-000000000000' was not found.");
+    expect(await storeRow(store)).toBeNull();
+  });
+
+  test('a store published with --shared is read by every key, Free included', async () => {
+    const store = unique('shared');
+    expect(run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'fjords.md')).status).toBe(0);
+    const res = await ask((await newKey(server.orm, { plan: 'free' })).key, store);
+    expect(res.status).toBe(200);
+    expect(res.body.citations?.[0]?.document_name).toBe('fjords.md');
+  });
+});
+
+describe('npm run stores: ownerless stores are reported until an operator decides', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  /** A store as the ingest command made them before it asked who may read them. */
+  const legacyStore = async (id: string) => {
+    const em = server.orm.em.fork();
+    em.create(Store, { id, account: null, shared: false, createdAt: new Date() });
+    await em.flush();
+  };
+  const ask = (key: string, store: string) =>
+    call(`${server.url}/api/v1/dev/query`, { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'fjords', store_id: store }) });
+
+  test('check lists them and exits 1; no key reads them; assign and share decide, and check stops listing them', async () => {
+    const [toAssign, toShare] = [unique('legacy-a'), unique('legacy-s')];
+    await legacyStore(toAssign);
+    await legacyStore(toShare);
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const free = await newKey(server.orm, { plan: 'free' });
+
+    const check = run('stores', 'check');
+    expect(check.status).toBe(1);
+    expect(check.stdout).toContain(`  ${toAssign}  NO OWNER, NOT SHARED  0 documents`);
+    expect(check.stdout).toContain(`  ${toShare}  NO OWNER, NOT SHARED  0 documents`);
+    expect(check.stdout).not.toMatch(/^ {2}default /m);
+    for (const key of [owner.key, free.key]) expect((await ask(key, toAssign)).status).toBe(404);
+
+    expect(run('stores', 'assign', '--store', toAssign, '--account', owner.accountId).status).toBe(0);
+    expect(run('stores', 'share', '--store', toShare).status).toBe(0);
+    const after = run('stores', 'check');
+    expect(after.stdout).not.toContain(toAssign);
+    expect(after.stdout).not.toContain(toShare);
+    const list = run('stores', 'list').stdout;
+    expect(list).toContain(`${toAssign}  owner ${owner.accountId}  0 documents`);
+    expect(list).toContain(`${toShare}  shared  0 documents`);
+    expect(list).toMatch(/^default {2}shared {2}\d+ documents$/m);
+
+    expect((await ask(owner.key, toAssign)).status).toBe(200);
+    expect((await ask(free.key, toAssign)).status).toBe(404);
+    expect((await ask(free.key, toShare)).status).toBe(200);
+  });
+
+  test('the default store cannot be given away; an owned store cannot be shared or reassigned', async () => {
+    const owner = await newKey(server.orm, { plan: 'enterprise' });
+    const giveDefault = run('stores', 'assign', '--store', 'default', '--account', owner.accountId);
+    expect(giveDefault.status).toBe(1);
+    expect(giveDefault.stderr).toContain("stores: Store 'default' is the general curriculum, shared with every key; it cannot be given to an account.");
+
+    const store = unique('decided');
+    await legacyStore(store);
+    run('stores', 'assign', '--store', store, '--account', owner.accountId);
+    const share = run('stores', 'share', '--store', store);
+    expect(share.status).toBe(1);
+    expect(share.stderr).toContain(`stores: Store '${store}' belongs to account ${owner.accountId}; an account's store is not shared.`);
+    const other = await newKey(server.orm, { plan: 'enterprise' });
+    const reassign = run('stores', 'assign', '--store', store, '--account', other.accountId);
+    expect(reassign.status).toBe(1);
+    expect(reassign.stderr).toContain(`stores: Store '${store}' belongs to account ${owner.accountId}.`);
+  });
+
+  test('mistakes get the usage and exit 2', () => {
+    const unknown = run('stores', 'check', '--verbose');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("stores: Unknown option '--verbose'");
+    expect(unknown.stderr).toContain('usage: npm run stores -- <command>');
+    expect(run('stores', 'share').stderr).toContain('stores: share needs --store');
+    expect(run('stores', 'delete').stderr).toContain("stores: unknown command 'delete'");
+    expect(run('stores', '--help').status).toBe(0);
+  });
+
+  test('upgrading: the migration marks default shared, leaves other ownerless stores undecided and migrate warns; a clean database checks clean', async () => {
+    // a database of its own, taken through the migrations as an older installation was
+    const url = new URL(databaseUrl());
+    url.pathname = `/upgrade_${Math.random().toString(36).slice(2, 10)}`;
+    const orm = await connect(url.toString());
+    await orm.schema.ensureDatabase();
+    await orm.migrator.up({ to: 'Migration20261121010000_stores' });
+    await orm.em.getConnection().execute(`insert into "store" ("id", "account_id") values ('old-notes', null)`);
+    await orm.close();
+
+    const saved = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = url.toString();
+    try {
+      const migrated = run('migrate');
+      expect(migrated.status).toBe(0);
+      expect(migrated.stderr).toContain('applied migrations: Migration20261123000000_shared_stores');
+      expect(migrated.stderr).toContain("warning: no API key can read 'old-notes': no owner and not marked shared; see npm run stores -- check");
+      const check = run('stores', 'check');
+      expect(check.status).toBe(1);
+      expect(check.stdout).toContain('stores: 1 store(s) have no owner and are not marked shared');
+      expect(check.stdout).toContain('  old-notes  NO OWNER, NOT SHARED  0 documents');
+      expect(run('stores', 'list').stdout).toContain('default  shared  0 documents');
+
+      expect(run('stores', 'share', '--store', 'old-notes').stdout).toContain('store old-notes is shared');
+      const clean = run('stores', 'check');
+      expect(clean.status).toBe(0);
+      expect(clean.stdout).toContain('stores: every store has an owner or is shared on purpose');
+      expect(run('migrate').stderr).not.toContain('warning');
+    } finally {
+      process.env.DATABASE_URL = saved;
+    }
   });
 });

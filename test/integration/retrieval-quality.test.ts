@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { connect, type Orm } from '../../src/db/orm.js';
 import { retrieve } from '../../src/domain/retrieval/retrieve.js';
 import type { MetadataFilters } from '../../src/domain/ports/search-index.js';
+import { ensureStore } from '../../src/domain/stores/stores.js';
 import type { Services } from '../../src/services.js';
 import { ingestSamples } from './support/corpus.js';
 import { databaseUrl, testServices } from './support/server.js';
@@ -23,6 +24,7 @@ let services: Services;
 beforeAll(async () => {
   orm = await connect(databaseUrl());
   services = testServices();
+  await ensureStore(orm.em.fork(), STORE, { shared: true });
   await ingestSamples(orm, services, STORE);
 }, 180_000);
 afterAll(async () => {

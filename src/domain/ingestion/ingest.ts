@@ -25,8 +25,9 @@ export interface IngestRequest {
   bytes: Uint8Array;
   /** checked by ingestDocument */
   metadata: MetadataInput;
-  /** Owner of a store created by this ingestion (null: ownerless, readable by every key). */
+  /** Who may read the store (see ensureStore): without either, the store must be an existing shared one such as `default`. */
   owner?: string | null;
+  shared?: boolean;
 }
 
 export interface IngestResult {
@@ -65,7 +66,7 @@ export async function ingestDocument(em: EntityManager, index: SearchIndex, embe
   const chunks = chunkPages(pages);
   const id = documentId(request.store, request.name);
   const run = randomUUID();
-  await ensureStore(em, request.store, request.owner ?? null);
+  await ensureStore(em, request.store, { owner: request.owner, shared: request.shared });
 
   const records: ChunkRecord[] = chunks.map((chunk) => ({
     textTerms: analysedText(chunk.text),
