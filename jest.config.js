@@ -15,7 +15,8 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
-      testTimeout: 60000,
+      // test and hook timeouts, and the cleanup of everything a test file started
+      setupFilesAfterEnv: ['<rootDir>/test/integration/support/setup.ts'],
     },
   ],
 };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import type { TLSSocket } from 'node:tls';
 import { isPublicAddress, UnsafeUrlError } from '../../src/domain/attachments/address-policy.js';
 import { downloadAll } from '../../src/domain/attachments/download.js';
@@ -45,10 +45,6 @@ beforeAll(async () => {
   certificate = makeCertificate();
   server = await startHttpsFileServer({ certificate });
   options = { resolver: testResolver, isAllowedAddress: allowTestHosts, ca: server.ca };
-});
-
-afterAll(async () => {
-  await server.close();
 });
 
 async function failureOf(promise: Promise<unknown>): Promise<Error> {

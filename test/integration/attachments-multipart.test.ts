@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { newKey } from './support/accounts.js';
@@ -35,9 +35,6 @@ async function upload(data: FormData, url = server.url, apiKey = key): Promise<A
 beforeAll(async () => {
   server = await startServer();
   ({ key, keyId } = await newKey(server.orm, { plan: 'enterprise' }));
-});
-afterAll(async () => {
-  await server.close();
 });
 
 describe('POST /api/v1/dev/query-multipart', () => {
@@ -171,7 +168,7 @@ describe('POST /api/v1/dev/query-multipart', () => {
       expect(service.child.exitCode).toBeNull();
       expect((await call(`${service.url}/api/v1/dev/plans`, { key })).status).toBe(200);
     } finally {
-      service.stop();
+      await service.stop();
     }
   });
 
@@ -217,10 +214,6 @@ describe('images with a multimodal provider', () => {
     multimodal = await startServer({
       services: testServices({}, { OPENAI_API_KEY: 'test-provider-key', OPENAI_BASE_URL: fake.url, OPENAI_EMBEDDING_MODEL: 'none', OPENAI_IMAGE_INPUT: 'true' }),
     });
-  });
-  afterAll(async () => {
-    await multimodal.close();
-    await fake.close();
   });
 
   test('images go to the provider as image inputs; HEIC is converted to JPEG; each image adds its documented tokens', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { isPublicAddress } from '../../src/domain/attachments/address-policy.js';
 import { safeFetch } from '../../src/domain/attachments/safe-fetch.js';
@@ -54,10 +54,6 @@ beforeAll(async () => {
   files.route('/slow.pdf', stall());
   files.route('/to-internal', redirect(`https://127.0.0.1:${files.port}/notes/osmosis.txt`));
   files.route('/to-notes', redirect(files.url('/notes/osmosis.txt', 'files.test')));
-}, 60_000);
-afterAll(async () => {
-  await server.close();
-  await files.close();
 });
 
 describe('URL attachments on POST /api/v1/dev/query', () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey } from './support/accounts.js';
 import { call, expectDocumented } from './support/contract.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -9,9 +9,6 @@ const plans = () => `${server.url}/api/v1/dev/plans`;
 
 beforeAll(async () => {
   server = await startServer();
-});
-afterAll(async () => {
-  await server.close();
 });
 
 function errorCode(body: unknown): string {

@@ -1,75 +1,72 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HASH_SECRET, databaseUrl, startServer, type TestServer } from './support/server.js';
+import { runProcess } from './support/processes.js';
+import { HASH_SECRET, connectDatabase, databaseUrl, startServer, type TestServer } from './support/server.js';
 import { newKey } from './support/accounts.js';
 import { call, expectDocumented } from './support/contract.js';
-import { connect } from '../../src/db/orm.js';
 import { Document, Store } from '../../src/db/entities.js';
 
 // The operator CLIs as an operator runs them: compiled, as child processes, on the test database.
-function run(script: 'keys' | 'ingest' | 'stores' | 'migrate', ...args: string[]): { status: number; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [`dist/scripts/${script}.js`, ...args], {
+function run(script: 'keys' | 'ingest' | 'stores' | 'migrate', ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return runProcess(process.execPath, [`dist/scripts/${script}.js`, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl(), KEY_HASH_SECRET: HASH_SECRET, OPENAI_API_KEY: '' },
-    encoding: 'utf8',
   });
-  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe('npm run keys', () => {
-  test('account, subscription and key lifecycle; a key is shown once and listed by prefix only', () => {
-    const created = run('keys', 'account', 'create', '--name', 'CLI school', '--email', 'it@school.example');
+  test('account, subscription and key lifecycle; a key is shown once and listed by prefix only', async () => {
+    const created = await run('keys', 'account', 'create', '--name', 'CLI school', '--email', 'it@school.example');
     expect(created.status).toBe(0);
     const account = /account ([0-9a-f-]{36}) created/.exec(created.stdout)?.[1];
     expect(account).toBeDefined();
 
-    const refused = run('keys', 'key', 'create', '--account', account!);
+    const refused = await run('keys', 'key', 'create', '--account', account!);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('402 Payment Required: No active plan found. Subscribe to the Free plan or a paid plan before creating API keys.');
 
-    expect(run('keys', 'subscription', 'set', '--account', account!, '--plan', 'pro').stdout).toContain('plan Pro, state active');
-    const made = run('keys', 'key', 'create', '--account', account!, '--name', 'backend', '--read-only', '--allow-ip', '203.0.113.0/24');
+    expect((await run('keys', 'subscription', 'set', '--account', account!, '--plan', 'pro')).stdout).toContain('plan Pro, state active');
+    const made = await run('keys', 'key', 'create', '--account', account!, '--name', 'backend', '--read-only', '--allow-ip', '203.0.113.0/24');
     expect(made.status).toBe(0);
     const key = /^(svc_[A-Za-z0-9]{40})$/m.exec(made.stdout)?.[1];
     const keyId = /key ([0-9a-f-]{36}) created/.exec(made.stdout)?.[1];
     expect(key).toBeDefined();
 
-    const listed = run('keys', 'key', 'list', '--account', account!);
+    const listed = await run('keys', 'key', 'list', '--account', account!);
     expect(listed.stdout).toContain(`${keyId}  ${key!.slice(0, 10)}…  live  active  backend  (read-only, ips 203.0.113.0/24)`);
     expect(listed.stdout).not.toContain(key!);
 
-    expect(run('keys', 'key', 'revoke', '--key', keyId!).stdout).toContain('is revoked');
-    expect(run('keys', 'key', 'list', '--account', account!).stdout).toContain('revoked');
+    expect((await run('keys', 'key', 'revoke', '--key', keyId!)).stdout).toContain('is revoked');
+    expect((await run('keys', 'key', 'list', '--account', account!)).stdout).toContain('revoked');
   });
 
-  test('an expired subscription or an ended trial cannot create keys', () => {
-    const account = /account ([0-9a-f-]{36})/.exec(run('keys', 'account', 'create', '--name', 'Trial school').stdout)![1]!;
-    run('keys', 'subscription', 'set', '--account', account, '--plan', 'starter', '--state', 'trialing', '--trial-ends', '2020-01-01');
-    expect(run('keys', 'key', 'create', '--account', account).stderr).toContain('402 Payment Required');
-    run('keys', 'subscription', 'set', '--account', account, '--plan', 'starter', '--state', 'expired');
-    expect(run('keys', 'key', 'create', '--account', account).stderr).toContain('402 Payment Required');
+  test('an expired subscription or an ended trial cannot create keys', async () => {
+    const account = /account ([0-9a-f-]{36})/.exec((await run('keys', 'account', 'create', '--name', 'Trial school')).stdout)![1]!;
+    await run('keys', 'subscription', 'set', '--account', account, '--plan', 'starter', '--state', 'trialing', '--trial-ends', '2020-01-01');
+    expect((await run('keys', 'key', 'create', '--account', account)).stderr).toContain('402 Payment Required');
+    await run('keys', 'subscription', 'set', '--account', account, '--plan', 'starter', '--state', 'expired');
+    expect((await run('keys', 'key', 'create', '--account', account)).stderr).toContain('402 Payment Required');
   });
 
-  test('mistakes get usage help and a non-zero exit', () => {
-    const bad = run('keys', 'subscription', 'set', '--account', '00000000-0000-4000-8000-000000000000', '--plan', 'gold');
+  test('mistakes get usage help and a non-zero exit', async () => {
+    const bad = await run('keys', 'subscription', 'set', '--account', '00000000-0000-4000-8000-000000000000', '--plan', 'gold');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("Unknown plan 'gold'");
-    const unknown = run('keys', 'key', 'rotate');
+    const unknown = await run('keys', 'key', 'rotate');
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain("unknown command 'key rotate'");
   });
 });
 
 describe('npm run ingest', () => {
-  test('indexes good files, reports unreadable ones by name, and exits 1', () => {
+  test('indexes good files, reports unreadable ones by name, and exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ingest-cli-'));
     writeFileSync(join(dir, 'tides.md'), '--- PAGE 1 ---\nTides are caused by the Moon.\n--- PAGE 2 ---\nSpring tides are the highest.');
     writeFileSync(join(dir, 'empty.md'), '   \n');
     writeFileSync(join(dir, 'fake.pdf'), 'not a pdf at all');
     const store = `cli-${Math.random().toString(36).slice(2, 8)}`;
-    const result = run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english',
+    const result = await run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english',
       join(dir, 'tides.md'), join(dir, 'empty.md'), join(dir, 'fake.pdf'));
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('tides.md: 2 pages, 1 chunks');
@@ -77,21 +74,21 @@ describe('npm run ingest', () => {
     expect(result.stderr).toContain('failed: empty.md: empty.md is empty: no text to index');
     expect(result.stderr).toContain('failed: fake.pdf: fake.pdf is not a readable PDF');
 
-    const again = run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));
+    const again = await run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));
     expect(again.status).toBe(0);
     expect(again.stderr).toContain('1 documents (1 replaced)');
   });
 
-  test('invalid metadata is refused before anything is read', () => {
-    const result = run('ingest', '--subject', 'Science', '--grade', '9', '--category', 'notes', '--language', 'english', 'whatever.md');
+  test('invalid metadata is refused before anything is read', async () => {
+    const result = await run('ingest', '--subject', 'Science', '--grade', '9', '--category', 'notes', '--language', 'english', 'whatever.md');
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('category must be one of past-paper, model-paper, textbook');
   });
 });
 
 describe('npm run ingest: help and malformed manifests', () => {
-  test('--help prints the usage on stdout and exits 0', () => {
-    const result = run('ingest', '--help');
+  test('--help prints the usage on stdout and exits 0', async () => {
+    const result = await run('ingest', '--help');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('usage: npm run ingest -- --manifest <file.json>');
     expect(result.stderr).toBe('');
@@ -101,13 +98,13 @@ describe('npm run ingest: help and malformed manifests', () => {
     [{ name: 'waves.md', metadata: { subject: 'Geography', grade: '9', category: 'short-notes', language: 'english' } }, `manifest entry 2 of 2 ('waves.md') has no "file"`],
     [{ file: 'waves.md', name: 'waves.md', metadata: { subject: 'Geography', grade: 9, category: 'short-notes', language: 'english' } }, `manifest entry 2 of 2 ('waves.md'): metadata "grade" must be a string`],
     ['waves.md', 'manifest entry 2 of 2 must be an object'],
-  ])('a malformed manifest entry is named and refused before anything is indexed (%j)', (entry, message) => {
+  ])('a malformed manifest entry is named and refused before anything is indexed (%j)', async (entry, message) => {
     const dir = mkdtempSync(join(tmpdir(), 'ingest-manifest-'));
     writeFileSync(join(dir, 'tides.md'), '--- PAGE 1 ---\nTides are caused by the Moon.');
     writeFileSync(join(dir, 'waves.md'), '--- PAGE 1 ---\nWaves are made by the wind.');
     const good = { file: 'tides.md', name: 'tides.md', metadata: { subject: 'Geography', grade: '9', category: 'short-notes', language: 'english' } };
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify([good, entry]));
-    const result = run('ingest', '--manifest', join(dir, 'manifest.json'), '--store', `cli-${Math.random().toString(36).slice(2, 8)}`, '--shared');
+    const result = await run('ingest', '--manifest', join(dir, 'manifest.json'), '--store', `cli-${Math.random().toString(36).slice(2, 8)}`, '--shared');
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`ingest: ${message}`);
     expect(result.stderr).not.toContain('TypeError');
@@ -139,12 +136,9 @@ describe('who may read a store made by npm run ingest', () => {
     dir = mkdtempSync(join(tmpdir(), 'ingest-owner-'));
     writeFileSync(join(dir, 'fjords.md'), '--- PAGE 1 ---\nGlaciers carved the fjords of Norway during the ice ages.');
   });
-  afterAll(async () => {
-    await server.close();
-  });
 
-  test('an unknown option is named, with the usage, exit 2 and no stack trace', () => {
-    const result = run('ingest', '--colour', 'blue', join(dir, 'fjords.md'));
+  test('an unknown option is named, with the usage, exit 2 and no stack trace', async () => {
+    const result = await run('ingest', '--colour', 'blue', join(dir, 'fjords.md'));
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("ingest: Unknown option '--colour'");
     expect(result.stderr).toContain('usage: npm run ingest -- --manifest <file.json>');
@@ -157,7 +151,7 @@ describe('who may read a store made by npm run ingest', () => {
     [['--account', '00000000-0000-4000-8000-000000000000'], "the 'default' store is shared with every key; --account is for a custom store, named with --store"],
   ])('a store without a stated reader is refused before anything is read (%j)', async (flags, message) => {
     const store = unique('unstated');
-    const result = run('ingest', ...flags.map((f) => f.replace('STORE', store)), ...metadata, join(dir, 'fjords.md'));
+    const result = await run('ingest', ...flags.map((f) => f.replace('STORE', store)), ...metadata, join(dir, 'fjords.md'));
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`ingest: ${message.replace('STORE', store)}`);
     expect(result.stderr).toContain('usage: npm run ingest');
@@ -167,7 +161,7 @@ describe('who may read a store made by npm run ingest', () => {
   test("a store made with --account is read by that account's Enterprise keys only: 404 for every other key", async () => {
     const owner = await newKey(server.orm, { plan: 'enterprise' });
     const store = unique('owned');
-    const made = run('ingest', '--store', store, '--account', owner.accountId, ...metadata, join(dir, 'fjords.md'));
+    const made = await run('ingest', '--store', store, '--account', owner.accountId, ...metadata, join(dir, 'fjords.md'));
     expect(made.status).toBe(0);
     expect(made.stderr).toContain(`store '${store}': 1 documents`);
     expect((await storeRow(store))?.account?.id).toBe(owner.accountId);
@@ -186,13 +180,13 @@ describe('who may read a store made by npm run ingest', () => {
     const owner = await newKey(server.orm, { plan: 'enterprise' });
     const intruder = await newKey(server.orm, { plan: 'enterprise' });
     const store = unique('taken');
-    expect(run('ingest', '--store', store, '--account', owner.accountId, ...metadata, join(dir, 'fjords.md')).status).toBe(0);
+    expect((await run('ingest', '--store', store, '--account', owner.accountId, ...metadata, join(dir, 'fjords.md'))).status).toBe(0);
     writeFileSync(join(dir, 'planted.md'), '--- PAGE 1 ---\nPlanted text.');
 
-    const foreign = run('ingest', '--store', store, '--account', intruder.accountId, ...metadata, join(dir, 'planted.md'));
+    const foreign = await run('ingest', '--store', store, '--account', intruder.accountId, ...metadata, join(dir, 'planted.md'));
     expect(foreign.status).toBe(1);
     expect(foreign.stderr).toContain(`ingest: refused: Store '${store}' belongs to account ${owner.accountId}; it cannot take documents for account ${intruder.accountId}.`);
-    const shared = run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'planted.md'));
+    const shared = await run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'planted.md'));
     expect(shared.status).toBe(1);
     expect(shared.stderr).toContain(`ingest: refused: Store '${store}' belongs to account ${owner.accountId}; it cannot take documents as a shared store.`);
     expect((await server.orm.em.fork().find(Document, { store })).map((d) => d.name)).toEqual(['fjords.md']);
@@ -200,7 +194,7 @@ describe('who may read a store made by npm run ingest', () => {
 
   test('an unknown account is refused by name and no store is made', async () => {
     const store = unique('nobody');
-    const result = run('ingest', '--store', store, '--account', '00000000-0000-4000-8000-000000000000', ...metadata, join(dir, 'fjords.md'));
+    const result = await run('ingest', '--store', store, '--account', '00000000-0000-4000-8000-000000000000', ...metadata, join(dir, 'fjords.md'));
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("ingest: refused: Account '00000000-0000-4000-8000-000000000000' was not found.");
     expect(await storeRow(store)).toBeNull();
@@ -208,7 +202,7 @@ describe('who may read a store made by npm run ingest', () => {
 
   test('a store published with --shared is read by every key, Free included', async () => {
     const store = unique('shared');
-    expect(run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'fjords.md')).status).toBe(0);
+    expect((await run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'fjords.md'))).status).toBe(0);
     const res = await ask((await newKey(server.orm, { plan: 'free' })).key, store);
     expect(res.status).toBe(200);
     expect(res.body.citations?.[0]?.document_name).toBe('fjords.md');
@@ -219,9 +213,6 @@ describe('npm run stores: ownerless stores are reported until an operator decide
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer();
-  });
-  afterAll(async () => {
-    await server.close();
   });
   /** A store as the ingest command made them before it asked who may read them. */
   const legacyStore = async (id: string) => {
@@ -239,19 +230,19 @@ describe('npm run stores: ownerless stores are reported until an operator decide
     const owner = await newKey(server.orm, { plan: 'enterprise' });
     const free = await newKey(server.orm, { plan: 'free' });
 
-    const check = run('stores', 'check');
+    const check = await run('stores', 'check');
     expect(check.status).toBe(1);
     expect(check.stdout).toContain(`  ${toAssign}  NO OWNER, NOT SHARED  0 documents`);
     expect(check.stdout).toContain(`  ${toShare}  NO OWNER, NOT SHARED  0 documents`);
     expect(check.stdout).not.toMatch(/^ {2}default /m);
     for (const key of [owner.key, free.key]) expect((await ask(key, toAssign)).status).toBe(404);
 
-    expect(run('stores', 'assign', '--store', toAssign, '--account', owner.accountId).status).toBe(0);
-    expect(run('stores', 'share', '--store', toShare).status).toBe(0);
-    const after = run('stores', 'check');
+    expect((await run('stores', 'assign', '--store', toAssign, '--account', owner.accountId)).status).toBe(0);
+    expect((await run('stores', 'share', '--store', toShare)).status).toBe(0);
+    const after = await run('stores', 'check');
     expect(after.stdout).not.toContain(toAssign);
     expect(after.stdout).not.toContain(toShare);
-    const list = run('stores', 'list').stdout;
+    const list = (await run('stores', 'list')).stdout;
     expect(list).toContain(`${toAssign}  owner ${owner.accountId}  0 documents`);
     expect(list).toContain(`${toShare}  shared  0 documents`);
     expect(list).toMatch(/^default {2}shared {2}\d+ documents$/m);
@@ -263,37 +254,37 @@ describe('npm run stores: ownerless stores are reported until an operator decide
 
   test('the default store cannot be given away; an owned store cannot be shared or reassigned', async () => {
     const owner = await newKey(server.orm, { plan: 'enterprise' });
-    const giveDefault = run('stores', 'assign', '--store', 'default', '--account', owner.accountId);
+    const giveDefault = await run('stores', 'assign', '--store', 'default', '--account', owner.accountId);
     expect(giveDefault.status).toBe(1);
     expect(giveDefault.stderr).toContain("stores: Store 'default' is the general curriculum, shared with every key; it cannot be given to an account.");
 
     const store = unique('decided');
     await legacyStore(store);
-    run('stores', 'assign', '--store', store, '--account', owner.accountId);
-    const share = run('stores', 'share', '--store', store);
+    await run('stores', 'assign', '--store', store, '--account', owner.accountId);
+    const share = await run('stores', 'share', '--store', store);
     expect(share.status).toBe(1);
     expect(share.stderr).toContain(`stores: Store '${store}' belongs to account ${owner.accountId}; an account's store is not shared.`);
     const other = await newKey(server.orm, { plan: 'enterprise' });
-    const reassign = run('stores', 'assign', '--store', store, '--account', other.accountId);
+    const reassign = await run('stores', 'assign', '--store', store, '--account', other.accountId);
     expect(reassign.status).toBe(1);
     expect(reassign.stderr).toContain(`stores: Store '${store}' belongs to account ${owner.accountId}.`);
   });
 
-  test('mistakes get the usage and exit 2', () => {
-    const unknown = run('stores', 'check', '--verbose');
+  test('mistakes get the usage and exit 2', async () => {
+    const unknown = await run('stores', 'check', '--verbose');
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("stores: Unknown option '--verbose'");
     expect(unknown.stderr).toContain('usage: npm run stores -- <command>');
-    expect(run('stores', 'share').stderr).toContain('stores: share needs --store');
-    expect(run('stores', 'delete').stderr).toContain("stores: unknown command 'delete'");
-    expect(run('stores', '--help').status).toBe(0);
+    expect((await run('stores', 'share')).stderr).toContain('stores: share needs --store');
+    expect((await run('stores', 'delete')).stderr).toContain("stores: unknown command 'delete'");
+    expect((await run('stores', '--help')).status).toBe(0);
   });
 
   test('upgrading: the migration marks default shared, leaves other ownerless stores undecided and migrate warns; a clean database checks clean', async () => {
     // a database of its own, taken through the migrations as an older installation was
     const url = new URL(databaseUrl());
     url.pathname = `/upgrade_${Math.random().toString(36).slice(2, 10)}`;
-    const orm = await connect(url.toString());
+    const orm = await connectDatabase(url.toString());
     await orm.schema.ensureDatabase();
     await orm.migrator.up({ to: 'Migration20261121010000_stores' });
     await orm.em.getConnection().execute(`insert into "store" ("id", "account_id") values ('old-notes', null)`);
@@ -302,21 +293,21 @@ describe('npm run stores: ownerless stores are reported until an operator decide
     const saved = process.env.DATABASE_URL;
     process.env.DATABASE_URL = url.toString();
     try {
-      const migrated = run('migrate');
+      const migrated = await run('migrate');
       expect(migrated.status).toBe(0);
       expect(migrated.stderr).toContain('applied migrations: Migration20261123000000_shared_stores');
       expect(migrated.stderr).toContain("warning: no API key can read 'old-notes': no owner and not marked shared; see npm run stores -- check");
-      const check = run('stores', 'check');
+      const check = await run('stores', 'check');
       expect(check.status).toBe(1);
       expect(check.stdout).toContain('stores: 1 store(s) have no owner and are not marked shared');
       expect(check.stdout).toContain('  old-notes  NO OWNER, NOT SHARED  0 documents');
-      expect(run('stores', 'list').stdout).toContain('default  shared  0 documents');
+      expect((await run('stores', 'list')).stdout).toContain('default  shared  0 documents');
 
-      expect(run('stores', 'share', '--store', 'old-notes').stdout).toContain('store old-notes is shared');
-      const clean = run('stores', 'check');
+      expect((await run('stores', 'share', '--store', 'old-notes')).stdout).toContain('store old-notes is shared');
+      const clean = await run('stores', 'check');
       expect(clean.status).toBe(0);
       expect(clean.stdout).toContain('stores: every store has an owner or is shared on purpose');
-      expect(run('migrate').stderr).not.toContain('warning');
+      expect((await run('migrate')).stderr).not.toContain('warning');
     } finally {
       process.env.DATABASE_URL = saved;
     }

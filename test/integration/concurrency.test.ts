@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { connect, type Orm } from '../../src/db/orm.js';
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import type { Orm } from '../../src/db/orm.js';
 import { newKey } from './support/accounts.js';
 import { call } from './support/contract.js';
-import { databaseUrl } from './support/server.js';
+import { connectDatabase } from './support/server.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
 // Two real server processes share one database: the limit must hold across them.
@@ -10,12 +10,9 @@ let orm: Orm;
 const processes: ServerProcess[] = [];
 
 beforeAll(async () => {
-  orm = await connect(databaseUrl());
-  processes.push(await startServerProcess(), await startServerProcess());
-});
-afterAll(async () => {
-  for (const p of processes) p.stop();
-  await orm.close();
+  orm = await connectDatabase();
+  // each has its own startup deadline and is stopped after this file, even if the other fails
+  processes.push(...(await Promise.all([startServerProcess(), startServerProcess()])));
 });
 
 describe('limits under concurrency across two server processes', () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { connect as connectTcp } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { newKey } from './support/accounts.js';
@@ -15,7 +15,6 @@ beforeAll(async () => {
   server = await startServer({ authFailuresPerMinute: 5 });
   ({ key } = await newKey(server.orm, { plan: 'enterprise' }));
 });
-afterAll(() => server.close());
 
 const MAX_ERROR_BODY = 64 * 1024;
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey } from './support/accounts.js';
 import { ManualClock } from './support/clock.js';
 import { call, expectDocumented, type ApiResponse } from './support/contract.js';
@@ -13,9 +13,6 @@ const usageUrl = () => `${server.url}/api/v1/dev/usage`;
 
 beforeAll(async () => {
   server = await startServer({ clock });
-});
-afterAll(async () => {
-  await server.close();
 });
 
 function header(res: ApiResponse, name: string): number {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey } from './support/accounts.js';
 import { ManualClock } from './support/clock.js';
 import { call, expectDocumented } from './support/contract.js';
@@ -10,9 +10,6 @@ const clock = new ManualClock('2026-07-15T09:30:00.000Z');
 
 beforeAll(async () => {
   server = await startServer({ clock });
-});
-afterAll(async () => {
-  await server.close();
 });
 
 interface PlanBody {

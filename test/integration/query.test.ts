@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey } from './support/accounts.js';
 import { call, expectDocumented, type ApiResponse } from './support/contract.js';
 import { ingestSamples } from './support/corpus.js';
@@ -44,9 +44,6 @@ beforeAll(async () => {
   await ingestSamples(server.orm, services, 'default');
   key = (await newKey(server.orm, { plan: 'enterprise' })).key;
 }, 180_000);
-afterAll(async () => {
-  await server.close();
-});
 
 describe('POST /api/v1/dev/query', () => {
   test('answers from the curriculum with citations: document, pages, metadata and the matched text', async () => {

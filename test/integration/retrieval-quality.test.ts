@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import { connect, type Orm } from '../../src/db/orm.js';
+import type { Orm } from '../../src/db/orm.js';
 import { retrieve } from '../../src/domain/retrieval/retrieve.js';
 import type { MetadataFilters } from '../../src/domain/ports/search-index.js';
 import { ensureStore } from '../../src/domain/stores/stores.js';
 import type { Services } from '../../src/services.js';
 import { ingestSamples } from './support/corpus.js';
-import { databaseUrl, testServices } from './support/server.js';
+import { connectDatabase, testServices } from './support/server.js';
 
 interface Question {
   question: string;
@@ -22,15 +22,11 @@ let orm: Orm;
 let services: Services;
 
 beforeAll(async () => {
-  orm = await connect(databaseUrl());
+  orm = await connectDatabase();
   services = testServices();
   await ensureStore(orm.em.fork(), STORE, { shared: true });
   await ingestSamples(orm, services, STORE);
 }, 180_000);
-afterAll(async () => {
-  await orm.close();
-  await services.index.close();
-});
 
 describe('retrieval quality on the sample curriculum', () => {
   test('recall@5 is at least 0.9', async () => {
@@ -50,5 +46,5 @@ describe('retrieval quality on the sample curriculum', () => {
     const perLanguage = Object.entries(byLanguage).map(([l, t]) => `${l} ${(t.hit / t.total).toFixed(3)} (${t.hit}/${t.total})`);
     console.log(`recall@5 = ${recall.toFixed(3)} over ${questions.length} questions; ${perLanguage.join(', ')}${misses.length ? `\nmissed:\n  ${misses.join('\n  ')}` : ''}`);
     expect(recall).toBeGreaterThanOrEqual(0.9);
-  }, 120_000);
+  });
 });

@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { call, expectDocumented } from './support/contract.js';
 import { startServer, type TestServer } from './support/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer();
-});
-afterAll(async () => {
-  await server.close();
 });
 
 describe('routing', () => {

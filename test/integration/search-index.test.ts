@@ -1,10 +1,9 @@
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import type { MetadataFilters } from '../../src/domain/ports/search-index.js';
 import { testServices } from './support/server.js';
 
 // The index adapter's promise to the domain: no failure of Weaviate reaches callers raw.
 const services = testServices();
-afterAll(() => services.index.close());
 
 describe('WeaviateSearchIndex failures', () => {
   test('an error the index answers with (not an outage) becomes upstream_failed (502), with the cause kept', async () => {

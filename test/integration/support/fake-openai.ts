@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
+import { closeServer, onCleanup } from './cleanup.js';
 
 // A local server speaking the OpenAI HTTP protocol (POST /v1/chat/completions and
 // /v1/embeddings), the one stand-in the tests use: the real provider cannot be reached here.
@@ -100,17 +101,14 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       send(res, 404, { error: { message: 'not found' } });
     })().catch(() => send(res, 400, { error: { message: 'bad request' } }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = onCleanup(() => closeServer(server));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
     chatRequests,
     embeddingRequests,
     setChat: (b) => (behaviour = b),
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -5,6 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closeServer, onCleanup } from './cleanup.js';
+import { STARTUP_DEADLINE_MS } from './processes.js';
 
 // A real HTTPS server on loopback for the attachment downloader, with a certificate made at test
 // time for the test host names files.test and redirect.test (and 127.0.0.1).
@@ -41,7 +43,8 @@ export function makeCertificate(): Certificate {
         '-addext', 'subjectAltName=DNS:files.test,DNS:redirect.test,IP:127.0.0.1',
         '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
       ],
-      { stdio: 'pipe' },
+      // synchronous, so jest's timeouts cannot interrupt it: it needs its own
+      { stdio: 'pipe', timeout: STARTUP_DEADLINE_MS, killSignal: 'SIGKILL' },
     );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } finally {
@@ -65,6 +68,7 @@ export async function startHttpsFileServer(
     });
     (routes.get(path) ?? status(404))(req, res);
   });
+  const close = onCleanup(() => closeServer(server));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
@@ -77,11 +81,7 @@ export async function startHttpsFileServer(
     unfinished,
     url: (path, host = 'files.test') => `https://${host}:${port}${path}`,
     route: (path, handler) => routes.set(path, handler),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { startProcess, waitUntilReady } from './processes.js';
 import { HASH_SECRET, databaseUrl } from './server.js';
 
 // The compiled service as its own process, as in production: what crashes it, kills it.
@@ -7,33 +8,37 @@ import { HASH_SECRET, databaseUrl } from './server.js';
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port));
+      });
   });
 }
 
+/** Starts `node dist/src/main.js` on a free port and waits until it answers HTTP; stopped after the test file at the latest. */
 export async function startServerProcess(): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const server = startProcess(process.execPath, ['dist/src/main.js'], {
     env: { ...process.env, PORT: String(port), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      await fetch(`${url}/api/v1/dev/plans`);
-      return { url, child, stop: () => child.kill('SIGTERM') };
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  try {
+    await waitUntilReady(server, `the server process on port ${port}`, async (signal) => {
+      // any HTTP answer means it listens; an unauthenticated call costs no database work
+      const res = await fetch(`${url}/api/v1/dev/plans`, { signal });
+      await res.arrayBuffer();
+      return true;
+    });
+  } catch (error) {
+    await server.stop();
+    throw error;
   }
-  child.kill('SIGKILL');
-  throw new Error('server process did not start');
+  return { url, child: server.child, stop: server.stop };
 }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { systemClock, type Clock } from '../../../src/clock.js';
@@ -7,6 +8,7 @@ import { createApp } from '../../../src/http/app.js';
 import { createHttpServer, listen } from '../../../src/http/server.js';
 import { loadConfig } from '../../../src/config.js';
 import { createServices, type Services } from '../../../src/services.js';
+import { closeServer, onCleanup } from './cleanup.js';
 
 export const HASH_SECRET = 'integration-tests-secret-0123456789abcdef';
 
@@ -14,6 +16,13 @@ export function databaseUrl(): string {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set: run the tests through scripts/test.sh');
   return url;
+}
+
+/** A connection pool to the test database (or `url`), closed after the test file at the latest. */
+export async function connectDatabase(url = databaseUrl(), poolMax?: number): Promise<Orm> {
+  const orm = await connect(url, poolMax);
+  onCleanup(() => orm.close());
+  return orm;
 }
 
 export interface TestServer {
@@ -24,45 +33,53 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The real app on a real port of 127.0.0.1, with its own connection pool and an optional clock. */
-/** Services as the environment configures them (the test Weaviate, no model provider unless given). */
+/** Services as the environment configures them (the test Weaviate, no model provider unless given); their client is closed after the test file at the latest. */
 export function testServices(overrides: Partial<Services> = {}, env: NodeJS.ProcessEnv = {}): Services {
   const config = loadConfig({ ...process.env, OPENAI_API_KEY: undefined, KEY_HASH_SECRET: HASH_SECRET, ...env });
-  return { ...createServices(config), ...overrides };
+  const services = { ...createServices(config), ...overrides };
+  onCleanup(() => services.index.close());
+  return services;
 }
 
+/**
+ * The real app on a real port of 127.0.0.1, with its own connection pool and an optional clock.
+ * `close` stops the server, then its pool and search-index client; whatever is not closed by the
+ * test is closed after the test file, also when starting fails half-way.
+ */
 export async function startServer(
   options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean; services?: Services; databaseUrl?: string; authFailuresPerMinute?: number } = {},
 ): Promise<TestServer> {
-  const orm = await connect(options.databaseUrl ?? databaseUrl(), 30);
   const services = options.services ?? testServices();
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(chunk.toString());
-      done();
-    },
+  let orm: Orm | undefined;
+  let server: Server | undefined;
+  const close = onCleanup(async () => {
+    if (server) await closeServer(server);
+    await orm?.close();
+    await services.index.close();
   });
-  const log = pino({ level: 'debug' }, sink);
-  const app = createApp({
-    orm,
-    log,
-    clock: options.clock ?? systemClock,
-    auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live', failuresPerMinute: options.authFailuresPerMinute ?? 60 },
-    trustProxy: options.trustProxy ?? false,
-    services,
-  });
-  const server = await listen(createHttpServer(app, log), 0, '127.0.0.1');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    orm,
-    logs,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await orm.close();
-      await services.index.close();
-    },
-  };
+  try {
+    orm = await connect(options.databaseUrl ?? databaseUrl(), 30);
+    const logs: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logs.push(chunk.toString());
+        done();
+      },
+    });
+    const log = pino({ level: 'debug' }, sink);
+    const app = createApp({
+      orm,
+      log,
+      clock: options.clock ?? systemClock,
+      auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live', failuresPerMinute: options.authFailuresPerMinute ?? 60 },
+      trustProxy: options.trustProxy ?? false,
+      services,
+    });
+    server = await listen(createHttpServer(app, log), 0, '127.0.0.1');
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, orm, logs, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
