@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { newKey } from './support/accounts.js';
-import { call, expectDocumented, type ApiResponse } from './support/contract.js';
+import { apiClient, detailOf, expectDocumented, sendRaw, type ApiResponse, type Schemas } from './support/contract.js';
 import { startFakeOpenAi, type FakeOpenAi } from './support/fake-openai.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 import { startServerProcess } from './support/server-process.js';
@@ -12,24 +12,26 @@ let key: string;
 let keyId: string;
 const fixture = (name: string) => readFile(`test/fixtures/${name}`);
 
-interface QueryBody {
-  detail?: string;
-  answer: string;
-  citations: { document_id: string; document_name: string; pages: number[]; metadata: unknown; chunk_text: string }[];
-  has_citations: boolean;
+interface Upload {
+  name: string;
+  bytes: Uint8Array;
+  type?: string;
 }
 
-function form(parts: Record<string, string>, files: { name: string; bytes: Uint8Array; type?: string; field?: string }[] = []): FormData {
+function form(parts: Record<string, string>, files: Upload[] = []): FormData {
   const data = new FormData();
   for (const [name, value] of Object.entries(parts)) data.append(name, value);
-  for (const f of files) data.append(f.field ?? 'files', new Blob([f.bytes], { type: f.type ?? 'application/octet-stream' }), f.name);
+  for (const f of files) data.append('files', new Blob([f.bytes], { type: f.type ?? 'application/octet-stream' }), f.name);
   return data;
 }
 
-async function upload(data: FormData, url = server.url, apiKey = key): Promise<ApiResponse & { body: QueryBody }> {
-  const res = await call(`${url}/api/v1/dev/query-multipart`, { key: apiKey, method: 'POST', body: data });
-  expectDocumented(res, 'queryMultipart');
-  return res as ApiResponse & { body: QueryBody };
+/** The typed parts as the contract describes them (`filters` as a JSON object in its part), with `files` uploaded. */
+function upload(parts: Omit<Schemas['QueryMultipartRequest'], 'files'>, files: Upload[] = [], url = server.url, apiKey = key) {
+  const { filters, ...text } = parts;
+  return apiClient(url, apiKey).POST('/api/v1/dev/query-multipart', {
+    body: parts,
+    bodySerializer: () => form({ ...text, ...(filters && { filters: JSON.stringify(filters) }) }, files),
+  });
 }
 
 beforeAll(async () => {
@@ -40,10 +42,10 @@ beforeAll(async () => {
 describe('POST /api/v1/dev/query-multipart', () => {
   test('an uploaded text file joins the context: the answer quotes it and cites it as the attachment', async () => {
     const notes = new TextEncoder().encode('--- PAGE 1 ---\nMy teacher said the mitochondria release energy by cellular respiration.\n--- PAGE 2 ---\nThe chloroplast is where photosynthesis happens.');
-    const res = await upload(form({ query: 'Where is energy released by cellular respiration?' }, [{ name: 'class-notes.txt', bytes: notes, type: 'text/plain' }]));
-    expect(res.status).toBe(200);
-    expect(res.body.answer).toContain('mitochondria release energy by cellular respiration');
-    expect(res.body.citations[0]).toEqual({
+    const res = await upload({ query: 'Where is energy released by cellular respiration?' }, [{ name: 'class-notes.txt', bytes: notes, type: 'text/plain' }]);
+    expect(res.response.status).toBe(200);
+    expect(res.data!.answer).toContain('mitochondria release energy by cellular respiration');
+    expect(res.data!.citations[0]).toEqual({
       document_id: '',
       document_name: 'class-notes.txt',
       pages: [1, 2],
@@ -54,25 +56,25 @@ describe('POST /api/v1/dev/query-multipart', () => {
 
   test('an uploaded PDF is read per page, like ingestion, and answers the same shape as the JSON operation', async () => {
     const pdf = await fixture('../../samples/curriculum/pdf/grade10-science-photosynthesis.pdf');
-    const res = await upload(form({ query: 'What is the word equation of photosynthesis?', store_id: 'default', filters: '{"subject":"Mathematics"}', model: 'svcai-fast' }, [
+    const res = await upload({ query: 'What is the word equation of photosynthesis?', store_id: 'default', filters: { subject: 'Mathematics' }, model: 'svcai-fast' }, [
       { name: 'my-textbook.pdf', bytes: pdf, type: 'application/pdf' },
-    ]));
-    expect(res.status).toBe(200);
-    expect(res.body.citations.some((c) => c.document_name === 'my-textbook.pdf' && c.document_id === '')).toBe(true);
+    ]);
+    expect(res.response.status).toBe(200);
+    expect(res.data!.citations.some((c) => c.document_name === 'my-textbook.pdf' && c.document_id === '')).toBe(true);
     // the corpus part still honours the filters
-    for (const c of res.body.citations.filter((c) => c.document_id !== '')) expect(c).toMatchObject({ metadata: { subject: 'Mathematics' } });
+    for (const c of res.data!.citations.filter((c) => c.document_id !== '')) expect(c).toMatchObject({ metadata: { subject: 'Mathematics' } });
   });
 
   test('without a multimodal provider an image is reported unreadable, the request succeeds on the text and the image still costs tokens', async () => {
-    const res = await upload(form({ query: 'What do plants need for photosynthesis?' }, [{ name: 'page.png', bytes: await fixture('small.png'), type: 'image/png' }]));
-    expect(res.status).toBe(200);
-    expect(res.body.answer).toContain("The attached image 'page.png' could not be read");
+    const res = await upload({ query: 'What do plants need for photosynthesis?' }, [{ name: 'page.png', bytes: await fixture('small.png'), type: 'image/png' }]);
+    expect(res.response.status).toBe(200);
+    expect(res.data!.answer).toContain("The attached image 'page.png' could not be read");
     const [row] = await server.orm.em.fork().execute<{ tokens: number }[]>('select tokens from request_log where api_key_id = ? order by id desc limit 1', [keyId]);
-    const without = await upload(form({ query: 'What do plants need for photosynthesis?' }));
+    const without = await upload({ query: 'What do plants need for photosynthesis?' });
     const [plain] = await server.orm.em.fork().execute<{ tokens: number }[]>('select tokens from request_log where api_key_id = ? order by id desc limit 1', [keyId]);
-    expect(without.status).toBe(200);
+    expect(without.response.status).toBe(200);
     // same question and passages: the difference is the image's 258 tokens (the service's notice is not model output)
-    expect(without.body.answer).toBe(res.body.answer.split('\n\n')[0]);
+    expect(without.data!.answer).toBe(res.data!.answer.split('\n\n')[0]);
     expect(row!.tokens - plain!.tokens).toBe(258);
   });
 
@@ -83,35 +85,35 @@ describe('POST /api/v1/dev/query-multipart', () => {
     ['tiny.gif', 'image/gif'],
     ['photo.heic', 'image/heic'],
   ])('%s (%s) is accepted', async (name, type) => {
-    const res = await upload(form({ query: 'photosynthesis' }, [{ name, bytes: await fixture(name), type }]));
-    expect(res.status).toBe(200);
+    const res = await upload({ query: 'photosynthesis' }, [{ name, bytes: await fixture(name), type }]);
+    expect(res.response.status).toBe(200);
   });
 
   test('more than 5 files is 400 naming the maximum', async () => {
     const files = Array.from({ length: 6 }, (_, i) => ({ name: `n${i}.txt`, bytes: new TextEncoder().encode(`note ${i}`), type: 'text/plain' }));
-    const res = await upload(form({ query: 'photosynthesis' }, files));
-    expect(res.status).toBe(400);
+    const res = await upload({ query: 'photosynthesis' }, files);
+    expect(res.response.status).toBe(400);
     const message = 'Too many attachments: 6 were sent, at most 5 are allowed.';
-    expect(res.body).toEqual({ detail: message, errors: [{ path: '/files', message }] });
+    expect(res.error).toEqual({ detail: message, errors: [{ path: '/files', message }] });
   });
 
   test('a file over 10 MiB is 400 naming the file, its size and the maximum', async () => {
     const big = new Uint8Array(10_485_761).fill(0x61);
-    const res = await upload(form({ query: 'photosynthesis' }, [{ name: 'big.txt', bytes: big, type: 'text/plain' }]));
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: "File 'big.txt' is 10485761 bytes, larger than the maximum of 10485760 bytes." });
+    const res = await upload({ query: 'photosynthesis' }, [{ name: 'big.txt', bytes: big, type: 'text/plain' }]);
+    expect(res.response.status).toBe(400);
+    expect(res.error).toEqual({ detail: "File 'big.txt' is 10485761 bytes, larger than the maximum of 10485760 bytes." });
   });
 
   test('an unsupported type is 400 naming it; a spoofed type is 400', async () => {
     const zip = Buffer.from('UEsDBBQAAAAIAAAAIQAAAAAAAAAAAAAAAAAAAAAACAAAAGEudHh0', 'base64');
-    const unsupported = await upload(form({ query: 'x' }, [{ name: 'homework.zip', bytes: zip, type: 'application/zip' }]));
-    expect(unsupported.status).toBe(400);
-    expect(unsupported.body.detail).toBe(
+    const unsupported = await upload({ query: 'x' }, [{ name: 'homework.zip', bytes: zip, type: 'application/zip' }]);
+    expect(unsupported.response.status).toBe(400);
+    expect(detailOf(unsupported.error)).toBe(
       "Unsupported media type 'application/zip' for attachment 'homework.zip'. Supported types: image/jpeg, image/png, image/webp, image/gif, image/heic, application/pdf, text/plain.",
     );
-    const spoofed = await upload(form({ query: 'x' }, [{ name: 'paper.pdf', bytes: await fixture('small.png'), type: 'application/pdf' }]));
-    expect(spoofed.status).toBe(400);
-    expect(spoofed.body.detail).toBe("Attachment 'paper.pdf' is declared as application/pdf, but its content is image/png.");
+    const spoofed = await upload({ query: 'x' }, [{ name: 'paper.pdf', bytes: await fixture('small.png'), type: 'application/pdf' }]);
+    expect(spoofed.response.status).toBe(400);
+    expect(detailOf(spoofed.error)).toBe("Attachment 'paper.pdf' is declared as application/pdf, but its content is image/png.");
   });
 
   test.each([
@@ -121,52 +123,60 @@ describe('POST /api/v1/dev/query-multipart', () => {
     [{ store_id: 'default' }, "Field 'query' is required."],
     [{ query: 'x', model: 'gpt-4' }, "Field 'model' must be one of"],
   ])('bad parts %j are 400', async (parts, detail) => {
-    const res = await upload(form(parts));
+    // parts as written, most of which the typed client could not send
+    const res = await sendRaw(server.url, 'queryMultipart', { key, method: 'POST', body: form(parts) });
     expect(res.status).toBe(400);
-    expect((res.body as unknown as { detail: string }).detail).toContain(detail);
+    expect(detailOf(res.body)).toContain(detail);
   });
 
   test('the model part follows the plan rules', async () => {
     const free = await newKey(server.orm, { plan: 'free' });
-    const res = await upload(form({ query: 'photosynthesis', model: 'svcai-thinking' }), server.url, free.key);
-    expect(res.status).toBe(403);
+    const res = await upload({ query: 'photosynthesis', model: 'svcai-thinking' }, [], server.url, free.key);
+    expect(res.response.status).toBe(403);
   });
 
   test('a body that is not multipart is 415; a declared length over the limit is 413 before it is read', async () => {
-    const json = await call(`${server.url}/api/v1/dev/query-multipart`, { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"query":"x"}' });
+    const json = await sendRaw(server.url, 'queryMultipart', { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"query":"x"}' });
     expect(json.status).toBe(415);
-    expectDocumented(json, 'queryMultipart');
-    const status = await new Promise<number>((resolve, reject) => {
+    // node:http, as fetch cannot declare a length it does not send
+    const tooLarge = await new Promise<ApiResponse>((resolve, reject) => {
       const req = request(`${server.url}/api/v1/dev/query-multipart`, {
         method: 'POST',
         headers: { 'X-API-Key': key, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': String(60 * 1024 * 1024) },
       });
       req.on('response', (res) => {
-        expect(res.headers.connection).toBe('close');
-        resolve(res.statusCode ?? 0);
+        const headers = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        });
       });
       req.on('error', reject);
       req.write('--x\r\n');
     });
-    expect(status).toBe(413);
+    expect(tooLarge.headers.get('connection')).toBe('close');
+    expect(tooLarge.status).toBe(413);
+    expectDocumented(tooLarge, 'queryMultipart');
   });
 
   test('a body that ends inside a file part is 400, and the server process stays up', async () => {
     const service = await startServerProcess();
     try {
       const truncated = '--zz\r\nContent-Disposition: form-data; name="query"\r\n\r\nhi\r\n--zz\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nhello\r\n';
-      const res = await call(`${service.url}/api/v1/dev/query-multipart`, {
+      const res = await sendRaw(service.url, 'queryMultipart', {
         key,
         method: 'POST',
         headers: { 'Content-Type': 'multipart/form-data; boundary=zz' },
         body: truncated,
       });
       expect(res.status).toBe(400);
-      expect((res.body as { detail: string }).detail).toMatch(/^The multipart body is malformed/);
-      expectDocumented(res, 'queryMultipart');
+      expect(detailOf(res.body)).toMatch(/^The multipart body is malformed/);
       await new Promise((r) => setTimeout(r, 200));
       expect(service.child.exitCode).toBeNull();
-      expect((await call(`${service.url}/api/v1/dev/plans`, { key })).status).toBe(200);
+      expect((await apiClient(service.url, key).GET('/api/v1/dev/plans')).response.status).toBe(200);
     } finally {
       await service.stop();
     }
@@ -198,10 +208,10 @@ describe('POST /api/v1/dev/query-multipart', () => {
   test('uploads count toward usage and their content never reaches the logs', async () => {
     const secret = 'unique-marker-7f3a9 photosynthesis happens in leaves';
     const fresh = await newKey(server.orm, { plan: 'starter' });
-    const res = await upload(form({ query: 'Where does photosynthesis happen?' }, [{ name: 'mine.txt', bytes: new TextEncoder().encode(secret), type: 'text/plain' }]), server.url, fresh.key);
-    expect(res.status).toBe(200);
-    const usage = await call(`${server.url}/api/v1/dev/usage`, { key: fresh.key });
-    expect(usage.body).toMatchObject({ by_endpoint: { '/api/v1/dev/query-multipart': 1 } });
+    const res = await upload({ query: 'Where does photosynthesis happen?' }, [{ name: 'mine.txt', bytes: new TextEncoder().encode(secret), type: 'text/plain' }], server.url, fresh.key);
+    expect(res.response.status).toBe(200);
+    const usage = await apiClient(server.url, fresh.key).GET('/api/v1/dev/usage');
+    expect(usage.data).toMatchObject({ by_endpoint: { '/api/v1/dev/query-multipart': 1 } });
     expect(server.logs.join('')).not.toContain('unique-marker-7f3a9');
   });
 });
@@ -219,12 +229,12 @@ describe('images with a multimodal provider', () => {
   test('images go to the provider as image inputs; HEIC is converted to JPEG; each image adds its documented tokens', async () => {
     fake.setChat(() => ({ text: 'The photo shows a leaf [1].' }));
     const owner = await newKey(multimodal.orm, { plan: 'pro' });
-    const res = await upload(form({ query: 'What does the photo show?' }, [
+    const res = await upload({ query: 'What does the photo show?' }, [
       { name: 'leaf.heic', bytes: await fixture('photo.heic'), type: 'image/heic' },
       { name: 'small.png', bytes: await fixture('small.png'), type: 'image/png' },
-    ]), multimodal.url, owner.key);
-    expect(res.status).toBe(200);
-    expect(res.body.answer).toBe('The photo shows a leaf [1].');
+    ], multimodal.url, owner.key);
+    expect(res.response.status).toBe(200);
+    expect(res.data!.answer).toBe('The photo shows a leaf [1].');
     const request = fake.chatRequests.at(-1)!;
     const parts = request.messages[1]!.content as unknown as { type: string; image_url?: { url: string } }[];
     const images = parts.filter((p) => p.type === 'image_url').map((p) => p.image_url!.url);

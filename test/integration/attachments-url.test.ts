@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { isPublicAddress } from '../../src/domain/attachments/address-policy.js';
 import { safeFetch } from '../../src/domain/attachments/safe-fetch.js';
 import { newKey } from './support/accounts.js';
-import { call, expectDocumented, type ApiResponse } from './support/contract.js';
+import { apiClient, detailOf, type Schemas } from './support/contract.js';
 import { file, redirect, stall, startHttpsFileServer, stream, type HttpsFileServer } from './support/https-file-server.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 
@@ -14,22 +14,8 @@ let files: HttpsFileServer;
 let server: TestServer;
 let key: string;
 
-interface Body {
-  detail?: string;
-  answer?: string;
-  citations?: { document_id: string; document_name: string; metadata: unknown }[];
-}
-
-async function ask(attachments: { url: string; media_type?: string }[], query = 'What does the attached page say about osmosis?'): Promise<ApiResponse & { body: Body }> {
-  const res = await call(`${server.url}/api/v1/dev/query`, {
-    key,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ query, attachments }),
-  });
-  expectDocumented(res, 'query');
-  return res as ApiResponse & { body: Body };
-}
+const ask = (attachments: Schemas['Attachment'][], query = 'What does the attached page say about osmosis?') =>
+  apiClient(server.url, key).POST('/api/v1/dev/query', { body: { query, attachments } });
 
 beforeAll(async () => {
   files = await startHttpsFileServer();
@@ -59,9 +45,9 @@ beforeAll(async () => {
 describe('URL attachments on POST /api/v1/dev/query', () => {
   test('a downloaded text file joins the context and is cited as the attachment', async () => {
     const res = await ask([{ url: files.url('/notes/osmosis.txt', 'files.test') }]);
-    expect(res.status).toBe(200);
-    expect(res.body.answer).toContain('Osmosis is the movement of water through a partially permeable membrane.');
-    expect(res.body.citations?.[0]).toMatchObject({ document_id: '', document_name: 'osmosis.txt', metadata: null });
+    expect(res.response.status).toBe(200);
+    expect(res.data?.answer).toContain('Osmosis is the movement of water through a partially permeable membrane.');
+    expect(res.data?.citations[0]).toMatchObject({ document_id: '', document_name: 'osmosis.txt', metadata: null });
   });
 
   test('a downloaded PDF and an image together; redirects between allowed hosts are followed', async () => {
@@ -70,15 +56,15 @@ describe('URL attachments on POST /api/v1/dev/query', () => {
       { url: files.url('/page.png', 'files.test') },
       { url: files.url('/to-notes', 'redirect.test') },
     ], 'What is the word equation of photosynthesis?');
-    expect(res.status).toBe(200);
-    expect(res.body.citations?.some((c) => c.document_name === 'photosynthesis.pdf')).toBe(true);
-    expect(res.body.answer).toContain("The attached image 'page.png' could not be read");
+    expect(res.response.status).toBe(200);
+    expect(res.data?.citations.some((c) => c.document_name === 'photosynthesis.pdf')).toBe(true);
+    expect(res.data?.answer).toContain("The attached image 'page.png' could not be read");
   });
 
   test('media_type is used when the URL and the Content-Type say nothing', async () => {
     const res = await ask([{ url: files.url('/download/42', 'files.test'), media_type: 'text/plain' }], 'How does diffusion move particles?');
-    expect(res.status).toBe(200);
-    expect(res.body.answer).toContain('Diffusion moves particles from high to low concentration.');
+    expect(res.response.status).toBe(200);
+    expect(res.data?.answer).toContain('Diffusion moves particles from high to low concentration.');
   });
 
   test.each([
@@ -90,46 +76,46 @@ describe('URL attachments on POST /api/v1/dev/query', () => {
     ['https://user:pass@files.test/notes/osmosis.txt'],
   ])('%s is refused as unsafe', async (url) => {
     const res = await ask([{ url }]);
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toBe(`Attachment URL '${url}' is unsafe or invalid: only HTTPS URLs to public domains are allowed.`);
+    expect(res.response.status).toBe(400);
+    expect(detailOf(res.error)).toBe(`Attachment URL '${url}' is unsafe or invalid: only HTTPS URLs to public domains are allowed.`);
   });
 
   test('a redirect from an allowed host to a private address is refused and never followed', async () => {
     const before = files.hits.length;
     const res = await ask([{ url: files.url('/to-internal', 'redirect.test') }]);
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/is unsafe or invalid: only HTTPS URLs to public domains are allowed\.$/);
+    expect(res.response.status).toBe(400);
+    expect(detailOf(res.error)).toMatch(/is unsafe or invalid: only HTTPS URLs to public domains are allowed\.$/);
     expect(files.hits.slice(before)).toEqual(['/to-internal']);
   });
 
   test('a file over 10 MiB is 400 naming it, its size and the maximum', async () => {
     const res = await ask([{ url: files.url('/huge.txt', 'files.test') }]);
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/^File 'huge.txt' is \d+ bytes, larger than the maximum of 10485760 bytes\.$/);
+    expect(res.response.status).toBe(400);
+    expect(detailOf(res.error)).toMatch(/^File 'huge.txt' is \d+ bytes, larger than the maximum of 10485760 bytes\.$/);
   });
 
   test('wrong and spoofed types are 400', async () => {
     const zip = await ask([{ url: files.url('/archive.zip', 'files.test') }]);
-    expect(zip.status).toBe(400);
-    expect(zip.body.detail).toContain("Unsupported media type 'application/zip'");
+    expect(zip.response.status).toBe(400);
+    expect(detailOf(zip.error)).toContain("Unsupported media type 'application/zip'");
     const spoofed = await ask([{ url: files.url('/fake.png', 'files.test') }]);
-    expect(spoofed.status).toBe(400);
-    expect(spoofed.body.detail).toBe("Attachment 'fake.png' is declared as image/png, but its content is application/pdf.");
+    expect(spoofed.response.status).toBe(400);
+    expect(detailOf(spoofed.error)).toBe("Attachment 'fake.png' is declared as image/png, but its content is application/pdf.");
   });
 
   test('a download that does not finish in time is 400', async () => {
     const started = Date.now();
     const res = await ask([{ url: files.url('/slow.pdf', 'files.test') }]);
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/could not be downloaded within/);
+    expect(res.response.status).toBe(400);
+    expect(detailOf(res.error)).toMatch(/could not be downloaded within/);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   test('more than 5 attachments is 400 before anything is downloaded', async () => {
     const before = files.hits.length;
     const res = await ask(Array.from({ length: 6 }, () => ({ url: files.url('/notes/osmosis.txt', 'files.test') })));
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toBe('Too many attachments: 6 were sent, at most 5 are allowed.');
+    expect(res.response.status).toBe(400);
+    expect(detailOf(res.error)).toBe('Too many attachments: 6 were sent, at most 5 are allowed.');
     expect(files.hits.length).toBe(before);
   });
 });

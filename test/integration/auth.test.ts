@@ -1,34 +1,33 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey } from './support/accounts.js';
-import { call, expectDocumented } from './support/contract.js';
+import { apiClient, type Schemas } from './support/contract.js';
 import { startServer, type TestServer } from './support/server.js';
 import { revokeKey } from '../../src/domain/keys/keys.js';
 
 let server: TestServer;
-const plans = () => `${server.url}/api/v1/dev/plans`;
+const plans = (key?: string, headers: Record<string, string> = {}) => apiClient(server.url, key).GET('/api/v1/dev/plans', { headers });
 
 beforeAll(async () => {
   server = await startServer();
 });
 
-function errorCode(body: unknown): string {
-  return (body as { error: { code: string } }).error.code;
+function errorOf(body: unknown): Schemas['Error']['error'] {
+  return (body as Schemas['Error']).error;
 }
 
 describe('authentication', () => {
   test('no X-API-Key header is 401 missing_api_key', async () => {
-    const res = await call(plans());
-    expect(res.status).toBe(401);
-    expect(errorCode(res.body)).toBe('missing_api_key');
-    expect((res.body as { error: { message: string } }).error.message).toMatch(/required/);
-    expectDocumented(res, 'getPlans');
+    const { response, error } = await plans();
+    expect(response.status).toBe(401);
+    expect(errorOf(error).code).toBe('missing_api_key');
+    expect(errorOf(error).message).toMatch(/required/);
   });
 
   test('Authorization: Bearer alone is 401 missing_api_key, even with a valid key', async () => {
     const { key } = await newKey(server.orm);
-    const res = await call(plans(), { headers: { Authorization: `Bearer ${key}` } });
-    expect(res.status).toBe(401);
-    expect(errorCode(res.body)).toBe('missing_api_key');
+    const { response, error } = await plans(undefined, { Authorization: `Bearer ${key}` });
+    expect(response.status).toBe(401);
+    expect(errorOf(error).code).toBe('missing_api_key');
   });
 
   test.each([
@@ -37,19 +36,18 @@ describe('authentication', () => {
     ['unknown prefix', `sk_live_${'a'.repeat(40)}`],
     ['well formed but unknown', `svc_${'Z'.repeat(40)}`],
   ])('a key that is %s is 401 authentication_failed', async (_label, key) => {
-    const res = await call(plans(), { key });
-    expect(res.status).toBe(401);
-    expect(errorCode(res.body)).toBe('authentication_failed');
-    expect((res.body as { error: { message: string } }).error.message).toMatch(/invalid api key/i);
-    expectDocumented(res, 'getPlans');
+    const { response, error } = await plans(key);
+    expect(response.status).toBe(401);
+    expect(errorOf(error).code).toBe('authentication_failed');
+    expect(errorOf(error).message).toMatch(/invalid api key/i);
   });
 
   test('a test key never works on a live server', async () => {
     const { key } = await newKey(server.orm, { environment: 'test' });
     expect(key.startsWith('sk_test_')).toBe(true);
-    const res = await call(plans(), { key });
-    expect(res.status).toBe(401);
-    expect(errorCode(res.body)).toBe('authentication_failed');
+    const { response, error } = await plans(key);
+    expect(response.status).toBe(401);
+    expect(errorOf(error).code).toBe('authentication_failed');
   });
 
   test('a live key never works on a test server, and a test key does', async () => {
@@ -57,8 +55,8 @@ describe('authentication', () => {
     try {
       const live = await newKey(server.orm);
       const testKey = await newKey(server.orm, { environment: 'test' });
-      expect((await call(`${testServer.url}/api/v1/dev/plans`, { key: live.key })).status).toBe(401);
-      expect((await call(`${testServer.url}/api/v1/dev/plans`, { key: testKey.key })).status).toBe(200);
+      expect((await apiClient(testServer.url, live.key).GET('/api/v1/dev/plans')).response.status).toBe(401);
+      expect((await apiClient(testServer.url, testKey.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
     } finally {
       await testServer.close();
     }
@@ -66,60 +64,53 @@ describe('authentication', () => {
 
   test('a revoked key is 401 api_key_revoked', async () => {
     const { key, keyId } = await newKey(server.orm);
-    expect((await call(plans(), { key })).status).toBe(200);
+    expect((await plans(key)).response.status).toBe(200);
     await revokeKey(server.orm.em.fork(), keyId, new Date());
-    const res = await call(plans(), { key });
-    expect(res.status).toBe(401);
-    expect(errorCode(res.body)).toBe('api_key_revoked');
-    expectDocumented(res, 'getPlans');
+    const { response, error } = await plans(key);
+    expect(response.status).toBe(401);
+    expect(errorOf(error).code).toBe('api_key_revoked');
   });
 
   test('401 responses carry no rate-limit headers and do not count', async () => {
-    const res = await call(plans(), { key: `svc_${'Q'.repeat(40)}` });
-    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    const { response } = await plans(`svc_${'Q'.repeat(40)}`);
+    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
   });
 });
 
 describe('key restrictions', () => {
   test('a read-only key may GET but a POST is 403 forbidden and not counted', async () => {
     const { key } = await newKey(server.orm, { readOnly: true });
-    const ok = await call(plans(), { key });
-    expect(ok.status).toBe(200);
-    const post = await call(`${server.url}/api/v1/dev/query`, {
-      key,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ query: 'What is photosynthesis?' }),
-    });
-    expect(post.status).toBe(403);
-    expect(errorCode(post.body)).toBe('forbidden');
-    expect((post.body as { error: { message: string } }).error.message).toMatch(/read-only/);
-    expectDocumented(post, 'query');
+    const client = apiClient(server.url, key);
+    const ok = await client.GET('/api/v1/dev/plans');
+    expect(ok.response.status).toBe(200);
+    const post = await client.POST('/api/v1/dev/query', { body: { query: 'What is photosynthesis?' } });
+    expect(post.response.status).toBe(403);
+    expect(errorOf(post.error).code).toBe('forbidden');
+    expect(errorOf(post.error).message).toMatch(/read-only/);
     // the refused POST did not count: one GET so far, this GET is the second
-    const usage = await call(`${server.url}/api/v1/dev/usage`, { key });
-    expect((usage.body as { total_requests: number }).total_requests).toBe(2);
+    const usage = await client.GET('/api/v1/dev/usage');
+    expect(usage.data?.total_requests).toBe(2);
   });
 
   test('an IP allow-list admits listed addresses and refuses others', async () => {
     const allowed = await newKey(server.orm, { allowedIps: ['127.0.0.0/8'] });
-    expect((await call(plans(), { key: allowed.key })).status).toBe(200);
+    expect((await plans(allowed.key)).response.status).toBe(200);
     const other = await newKey(server.orm, { allowedIps: ['203.0.113.0/24', '2001:db8::/32'] });
-    const res = await call(plans(), { key: other.key });
-    expect(res.status).toBe(403);
-    expect(errorCode(res.body)).toBe('forbidden');
-    expect((res.body as { error: { message: string } }).error.message).toContain('127.0.0.1');
-    expect(res.headers.get('x-ratelimit-limit')).toBe('10');
-    expectDocumented(res, 'getPlans');
+    const { response, error } = await plans(other.key);
+    expect(response.status).toBe(403);
+    expect(errorOf(error).code).toBe('forbidden');
+    expect(errorOf(error).message).toContain('127.0.0.1');
+    expect(response.headers.get('x-ratelimit-limit')).toBe('10');
   });
 
   test('behind a trusted proxy only the address the proxy appended counts', async () => {
     const proxied = await startServer({ trustProxy: true });
     try {
       const { key } = await newKey(proxied.orm, { allowedIps: ['203.0.113.0/24'] });
-      const url = `${proxied.url}/api/v1/dev/plans`;
+      const viaProxy = (forwardedFor: string) => apiClient(proxied.url, key).GET('/api/v1/dev/plans', { headers: { 'X-Forwarded-For': forwardedFor } });
       // the client wrote the first entry itself; the proxy appended the real address last
-      expect((await call(url, { key, headers: { 'X-Forwarded-For': '203.0.113.5, 198.51.100.9' } })).status).toBe(403);
-      expect((await call(url, { key, headers: { 'X-Forwarded-For': '198.51.100.9, 203.0.113.5' } })).status).toBe(200);
+      expect((await viaProxy('203.0.113.5, 198.51.100.9')).response.status).toBe(403);
+      expect((await viaProxy('198.51.100.9, 203.0.113.5')).response.status).toBe(200);
     } finally {
       await proxied.close();
     }
@@ -127,29 +118,29 @@ describe('key restrictions', () => {
 
   test('an account whose subscription was cancelled is 403 forbidden', async () => {
     const { key } = await newKey(server.orm, { state: 'cancelled' });
-    const res = await call(plans(), { key });
-    expect(res.status).toBe(403);
-    expect(errorCode(res.body)).toBe('forbidden');
-    expect((res.body as { error: { message: string } }).error.message).toMatch(/no active subscription/);
+    const { response, error } = await plans(key);
+    expect(response.status).toBe(403);
+    expect(errorOf(error).code).toBe('forbidden');
+    expect(errorOf(error).message).toMatch(/no active subscription/);
   });
 });
 
 describe('request ids and logs', () => {
   test('every response has an X-Request-Id; a well-formed client id is echoed', async () => {
-    const generated = await call(plans());
-    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const echoed = await call(plans(), { headers: { 'X-Request-Id': 'client-req.42' } });
-    expect(echoed.headers.get('x-request-id')).toBe('client-req.42');
-    const replaced = await call(plans(), { headers: { 'X-Request-Id': 'bad id with spaces' } });
-    expect(replaced.headers.get('x-request-id')).not.toBe('bad id with spaces');
+    const generated = await plans();
+    expect(generated.response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await plans(undefined, { 'X-Request-Id': 'client-req.42' });
+    expect(echoed.response.headers.get('x-request-id')).toBe('client-req.42');
+    const replaced = await plans(undefined, { 'X-Request-Id': 'bad id with spaces' });
+    expect(replaced.response.headers.get('x-request-id')).not.toBe('bad id with spaces');
   });
 
   test('log lines carry the request id and never the API key', async () => {
     const { key } = await newKey(server.orm);
-    const res = await call(plans(), { key, headers: { 'X-Request-Id': 'trace-me-1' } });
-    expect(res.status).toBe(200);
+    const { response } = await plans(key, { 'X-Request-Id': 'trace-me-1' });
+    expect(response.status).toBe(200);
     const unknown = `svc_${'K'.repeat(40)}`;
-    await call(plans(), { key: unknown });
+    await plans(unknown);
     const all = server.logs.join('');
     expect(all).toContain('"requestId":"trace-me-1"');
     expect(all).not.toContain(key);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runProcess } from './support/processes.js';
 import { HASH_SECRET, connectDatabase, databaseUrl, startServer, type TestServer } from './support/server.js';
 import { newKey } from './support/accounts.js';
-import { call, expectDocumented } from './support/contract.js';
+import { apiClient } from './support/contract.js';
 import { Document, Store } from '../../src/db/entities.js';
 
 // The operator CLIs as an operator runs them: compiled, as child processes, on the test database.
@@ -119,16 +119,8 @@ describe('who may read a store made by npm run ingest', () => {
   let server: TestServer;
   let dir: string;
   const metadata = ['--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english'];
-  const ask = async (key: string, store: string) => {
-    const res = await call(`${server.url}/api/v1/dev/query`, {
-      key,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ query: 'Which glaciers carved the fjords?', store_id: store }),
-    });
-    expectDocumented(res, 'query');
-    return res as { status: number; body: { citations?: { document_name: string }[]; detail?: string } };
-  };
+  const ask = (key: string, store: string) =>
+    apiClient(server.url, key).POST('/api/v1/dev/query', { body: { query: 'Which glaciers carved the fjords?', store_id: store } });
   const storeRow = (id: string) => server.orm.em.fork().findOne(Store, { id });
 
   beforeAll(async () => {
@@ -167,12 +159,12 @@ describe('who may read a store made by npm run ingest', () => {
     expect((await storeRow(store))?.account?.id).toBe(owner.accountId);
 
     const mine = await ask(owner.key, store);
-    expect(mine.status).toBe(200);
-    expect(mine.body.citations?.[0]?.document_name).toBe('fjords.md');
+    expect(mine.response.status).toBe(200);
+    expect(mine.data?.citations[0]?.document_name).toBe('fjords.md');
     for (const plan of ['enterprise', 'free'] as const) {
       const other = await ask((await newKey(server.orm, { plan })).key, store);
-      expect(other.status).toBe(404);
-      expect(other.body).toEqual({ detail: `Store '${store}' was not found.` });
+      expect(other.response.status).toBe(404);
+      expect(other.error).toEqual({ detail: `Store '${store}' was not found.` });
     }
   });
 
@@ -204,8 +196,8 @@ describe('who may read a store made by npm run ingest', () => {
     const store = unique('shared');
     expect((await run('ingest', '--store', store, '--shared', ...metadata, join(dir, 'fjords.md'))).status).toBe(0);
     const res = await ask((await newKey(server.orm, { plan: 'free' })).key, store);
-    expect(res.status).toBe(200);
-    expect(res.body.citations?.[0]?.document_name).toBe('fjords.md');
+    expect(res.response.status).toBe(200);
+    expect(res.data?.citations[0]?.document_name).toBe('fjords.md');
   });
 });
 
@@ -220,8 +212,8 @@ describe('npm run stores: ownerless stores are reported until an operator decide
     em.create(Store, { id, account: null, shared: false, createdAt: new Date() });
     await em.flush();
   };
-  const ask = (key: string, store: string) =>
-    call(`${server.url}/api/v1/dev/query`, { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'fjords', store_id: store }) });
+  const ask = async (key: string, store: string) =>
+    (await apiClient(server.url, key).POST('/api/v1/dev/query', { body: { query: 'fjords', store_id: store } })).response;
 
   test('check lists them and exits 1; no key reads them; assign and share decide, and check stops listing them', async () => {
     const [toAssign, toShare] = [unique('legacy-a'), unique('legacy-s')];

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import type { Orm } from '../../src/db/orm.js';
 import { newKey } from './support/accounts.js';
-import { call } from './support/contract.js';
+import { apiClient } from './support/contract.js';
 import { connectDatabase } from './support/server.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
@@ -22,7 +22,7 @@ describe('limits under concurrency across two server processes', () => {
   ] as const)('%s: of %i allowed, exactly that many of %i simultaneous requests are admitted', async (plan, limit, fired) => {
     const { key, keyId } = await newKey(orm, { plan });
     const responses = await Promise.all(
-      Array.from({ length: fired }, (_, i) => call(`${processes[i % 2]!.url}/api/v1/dev/plans`, { key })),
+      Array.from({ length: fired }, async (_, i) => (await apiClient(processes[i % 2]!.url, key).GET('/api/v1/dev/plans')).response),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(limit);

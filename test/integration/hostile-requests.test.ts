@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { connect as connectTcp } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { newKey } from './support/accounts.js';
-import { call, expectDocumented, type ApiResponse } from './support/contract.js';
+import { apiClient, detailOf, expectSchema, sendRaw, type Schemas } from './support/contract.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // Requests built to hurt: each must get the documented error shape, quickly and in a small body,
@@ -18,18 +18,20 @@ beforeAll(async () => {
 
 const MAX_ERROR_BODY = 64 * 1024;
 
-async function postJson(body: string | Uint8Array, contentType = 'application/json', apiKey = key): Promise<ApiResponse & { size: number }> {
-  const res = await fetch(`${server.url}/api/v1/dev/query`, { method: 'POST', headers: { 'X-API-Key': apiKey, 'Content-Type': contentType }, body });
-  const text = await res.text();
-  const parsed = { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : undefined, size: Buffer.byteLength(text) };
-  expectDocumented(parsed, 'query');
-  return parsed;
-}
+const postJson = (body: string | Uint8Array, contentType = 'application/json', apiKey = key) =>
+  sendRaw(server.url, 'query', { key: apiKey, method: 'POST', headers: { 'Content-Type': contentType }, body });
 
 function multipart(parts: Record<string, string>): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(parts)) form.append(name, value);
   return form;
+}
+
+/** The body of a raw HTTP answer, which the contract documents as `Detail` for requests the parser refuses. */
+function detailBody(answer: string): unknown {
+  const body: unknown = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+  expectSchema(body, 'Detail');
+  return body;
 }
 
 /** Sends raw bytes on a fresh connection; resolves with everything the server wrote back. */
@@ -53,7 +55,7 @@ describe('JSON bodies that cost more than their size', () => {
   ])('%s: 400 naming the depth limit', async (_, body) => {
     const res = await postJson(body);
     expect(res.status).toBe(400);
-    expect((res.body as { detail: string }).detail).toBe('The request body is nested more than 32 levels deep.');
+    expect(detailOf(res.body)).toBe('The request body is nested more than 32 levels deep.');
   });
 
   test.each([
@@ -62,34 +64,33 @@ describe('JSON bodies that cost more than their size', () => {
   ])('%s: a 400 whose body stays small', async (_, body) => {
     const res = await postJson(body);
     expect(res.status).toBe(400);
-    expect(res.size).toBeLessThan(2048);
+    expect(res.bytes).toBeLessThan(2048);
   });
 
   test('a key named twice is 400 naming it (it used to keep the last value)', async () => {
     const res = await postJson('{"query":"photosynthesis","store_id":"default","store_id":"other"}');
     expect(res.status).toBe(400);
-    expect((res.body as { detail: string }).detail).toBe("The request body names the key 'store_id' twice in the top-level object: each key may appear once.");
+    expect(detailOf(res.body)).toBe("The request body names the key 'store_id' twice in the top-level object: each key may appear once.");
   });
 
   test('bytes that are not UTF-8 are 400 (they used to become U+FFFD)', async () => {
     const body = Buffer.concat([Buffer.from('{"query":"photo'), Buffer.from([0xff, 0xfe]), Buffer.from('synthesis"}')]);
     const res = await postJson(body);
     expect(res.status).toBe(400);
-    expect((res.body as { detail: string }).detail).toBe('The request body is not valid UTF-8 text: send JSON encoded as UTF-8.');
+    expect(detailOf(res.body)).toBe('The request body is not valid UTF-8 text: send JSON encoded as UTF-8.');
   });
 
   test('a charset other than UTF-8 is 415', async () => {
     const res = await postJson('{"query":"photosynthesis"}', 'application/json; charset=iso-8859-1');
     expect(res.status).toBe(415);
-    expect((res.body as { detail: string }).detail).toMatch(/^Unsupported Content-Type 'application\/json; charset=iso-8859-1'/);
+    expect(detailOf(res.body)).toMatch(/^Unsupported Content-Type 'application\/json; charset=iso-8859-1'/);
     expect((await postJson('{"query":"photosynthesis"}', 'application/json; charset=UTF-8')).status).toBe(200);
   });
 
   test('a multipart filters part of 4,000 [ is 400', async () => {
-    const res = await call(`${server.url}/api/v1/dev/query-multipart`, { key, method: 'POST', body: multipart({ query: 'x', filters: '['.repeat(4000) }) });
-    expectDocumented(res, 'queryMultipart');
+    const res = await sendRaw(server.url, 'queryMultipart', { key, method: 'POST', body: multipart({ query: 'x', filters: '['.repeat(4000) }) });
     expect(res.status).toBe(400);
-    expect((res.body as { detail: string }).detail).toBe("Part 'filters' is nested more than 32 levels deep.");
+    expect(detailOf(res.body)).toBe("Part 'filters' is nested more than 32 levels deep.");
   });
 });
 
@@ -97,7 +98,7 @@ describe('requests the HTTP parser refuses are answered in the {detail} shape', 
   test('headers over 16 KB: 431', async () => {
     const answer = await rawExchange(`GET /api/v1/dev/plans HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: 'The request line and headers are larger than the limit of 16384 bytes.' });
+    expect(detailBody(answer)).toEqual({ detail: 'The request line and headers are larger than the limit of 16384 bytes.' });
   });
 
   test.each([
@@ -106,7 +107,7 @@ describe('requests the HTTP parser refuses are answered in the {detail} shape', 
   ])('%s: 400', async (_, header) => {
     const answer = await rawExchange(`GET /api/v1/dev/plans HTTP/1.1\r\nHost: x\r\n${header}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toHaveProperty('detail');
+    expect(detailBody(answer)).toHaveProperty('detail');
   });
 });
 
@@ -159,17 +160,15 @@ describe('random and adversarial bodies', () => {
     for (let i = 0; i < 120; i++) {
       const apiKey = keys[i % keys.length]!.key;
       const text = pick(shapes)();
-      if (random() < 0.75) {
-        const res = await fetch(`${server.url}/api/v1/dev/query`, { method: 'POST', headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' }, body: text });
-        outcomes.push({ status: res.status, size: (await res.arrayBuffer()).byteLength });
-      } else {
-        const res = await fetch(`${server.url}/api/v1/dev/query-multipart`, {
-          method: 'POST',
-          headers: { 'X-API-Key': apiKey },
-          body: multipart(random() < 0.5 ? { query: text.slice(0, 3000) } : { query: 'x', filters: text }),
-        });
-        outcomes.push({ status: res.status, size: (await res.arrayBuffer()).byteLength });
-      }
+      const res =
+        random() < 0.75
+          ? await postJson(text, 'application/json', apiKey)
+          : await sendRaw(server.url, 'queryMultipart', {
+              key: apiKey,
+              method: 'POST',
+              body: multipart(random() < 0.5 ? { query: text.slice(0, 3000) } : { query: 'x', filters: text }),
+            });
+      outcomes.push({ status: res.status, size: res.bytes });
     }
     delay.disable();
     expect(outcomes.filter((o) => o.status >= 500)).toEqual([]);
@@ -185,23 +184,22 @@ describe('failed authentication is throttled per client address', () => {
   test('past the limit, unknown keys get 429 with Retry-After before any lookup; a missing key does not count', async () => {
     const unknown = `svc_${'x'.repeat(40)}`;
     const { key: fresh } = await newKey(server.orm, { plan: 'enterprise' });
-    for (let i = 0; i < 3; i++) expect((await call(`${server.url}/api/v1/dev/plans`)).status).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await apiClient(server.url).GET('/api/v1/dev/plans')).response.status).toBe(401);
     // the throttle is per server instance: this file's server allows 5 failures a minute
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const res = await call(`${server.url}/api/v1/dev/plans`, { key: unknown });
-      expectDocumented(res, 'getPlans');
-      statuses.push(res.status);
-      if (res.status === 429) {
-        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-        expect(res.headers.get('x-ratelimit-limit')).toBe('5');
-        expect((res.body as { error: { message: string } }).error.message).toMatch(/^Too many failed authentication attempts from your address: at most 5 per minute/);
+      const { response, error } = await apiClient(server.url, unknown).GET('/api/v1/dev/plans');
+      statuses.push(response.status);
+      if (response.status === 429) {
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(response.headers.get('x-ratelimit-limit')).toBe('5');
+        expect((error as Schemas['Error']).error.message).toMatch(/^Too many failed authentication attempts from your address: at most 5 per minute/);
       }
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
     // a key that authenticated before keeps working from the throttled address (others behind the same NAT);
     // a key never seen here waits like a guess would
-    expect((await call(`${server.url}/api/v1/dev/plans`, { key })).status).toBe(200);
-    expect((await call(`${server.url}/api/v1/dev/plans`, { key: fresh })).status).toBe(429);
+    expect((await apiClient(server.url, key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+    expect((await apiClient(server.url, fresh).GET('/api/v1/dev/plans')).response.status).toBe(429);
   });
 });

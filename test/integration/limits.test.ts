@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey } from './support/accounts.js';
 import { ManualClock } from './support/clock.js';
-import { call, expectDocumented, type ApiResponse } from './support/contract.js';
+import { apiClient } from './support/contract.js';
 import { startServer, type TestServer } from './support/server.js';
 import { admit } from '../../src/domain/limits/limiter.js';
 import type { Principal } from '../../src/domain/keys/principal.js';
@@ -9,14 +9,14 @@ import { Plan } from '../../src/db/entities.js';
 
 let server: TestServer;
 const clock = new ManualClock('2026-03-10T12:00:00.000Z');
-const usageUrl = () => `${server.url}/api/v1/dev/usage`;
+const usage = (key: string) => apiClient(server.url, key).GET('/api/v1/dev/usage');
 
 beforeAll(async () => {
   server = await startServer({ clock });
 });
 
-function header(res: ApiResponse, name: string): number {
-  return Number(res.headers.get(name));
+function header(res: { response: Response }, name: string): number {
+  return Number(res.response.headers.get(name));
 }
 
 describe('per-minute sliding window (Free: 10 per minute)', () => {
@@ -26,37 +26,34 @@ describe('per-minute sliding window (Free: 10 per minute)', () => {
 
     // 5 requests at t=0 s, 5 at t=30 s
     for (let i = 0; i < 5; i++) {
-      const res = await call(usageUrl(), { key });
-      expect(res.status).toBe(200);
+      const res = await usage(key);
+      expect(res.response.status).toBe(200);
       expect(header(res, 'x-ratelimit-limit')).toBe(10);
       expect(header(res, 'x-ratelimit-remaining')).toBe(9 - i);
       expect(header(res, 'x-ratelimit-reset')).toBe(Date.parse('2026-03-10T12:01:00Z') / 1000);
-      expectDocumented(res, 'getUsage');
     }
     clock.advance(30_000);
-    for (let i = 0; i < 5; i++) expect((await call(usageUrl(), { key })).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await usage(key)).response.status).toBe(200);
 
-    const refused = await call(usageUrl(), { key });
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: { code: 'rate_limit_exceeded', message: expect.stringContaining('10 requests per minute') } });
+    const refused = await usage(key);
+    expect(refused.response.status).toBe(429);
+    expect(refused.error).toEqual({ error: { code: 'rate_limit_exceeded', message: expect.stringContaining('10 requests per minute') } });
     expect(header(refused, 'retry-after')).toBe(30);
     expect(header(refused, 'x-ratelimit-remaining')).toBe(0);
-    expectDocumented(refused, 'getUsage');
 
     // at t=59.999 s the first five are still inside the window
     clock.set('2026-03-10T12:00:59.999Z');
-    expect((await call(usageUrl(), { key })).status).toBe(429);
+    expect((await usage(key)).response.status).toBe(429);
     // at t=60 s they have left it: exactly five more fit, not ten (no fixed-interval reset)
     clock.set('2026-03-10T12:01:00.000Z');
-    for (let i = 0; i < 5; i++) expect((await call(usageUrl(), { key })).status).toBe(200);
-    const again = await call(usageUrl(), { key });
-    expect(again.status).toBe(429);
+    for (let i = 0; i < 5; i++) expect((await usage(key)).response.status).toBe(200);
+    const again = await usage(key);
+    expect(again.response.status).toBe(429);
     expect(header(again, 'retry-after')).toBe(30);
 
     // refused requests were not counted: 15 admitted in all
     clock.advance(60_000);
-    const usage = await call(usageUrl(), { key });
-    expect((usage.body as { total_requests: number }).total_requests).toBe(16);
+    expect((await usage(key)).data?.total_requests).toBe(16);
   });
 });
 
@@ -66,36 +63,35 @@ describe('monthly quota (Free: 300 per month)', () => {
     const { key } = await newKey(server.orm, { now: clock.now() });
     for (let i = 0; i < 300; i++) {
       if (i % 10 === 0) clock.advance(61_000);
-      const res = await call(usageUrl(), { key });
-      expect(res.status).toBe(200);
+      const res = await usage(key);
+      expect(res.response.status).toBe(200);
     }
     clock.advance(61_000);
-    const refused = await call(usageUrl(), { key });
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: { code: 'quota_exceeded', message: expect.stringContaining('300 requests per month') } });
+    const refused = await usage(key);
+    expect(refused.response.status).toBe(429);
+    expect(refused.error).toEqual({ error: { code: 'quota_exceeded', message: expect.stringContaining('300 requests per month') } });
     const now = clock.now().getTime();
     expect(header(refused, 'retry-after')).toBe(Math.ceil((Date.parse('2026-02-01T00:00:00Z') - now) / 1000));
     expect(header(refused, 'x-ratelimit-remaining')).toBe(10);
-    expectDocumented(refused, 'getUsage');
 
     clock.set('2026-01-31T23:59:59.999Z');
-    expect((await call(usageUrl(), { key })).status).toBe(429);
+    expect((await usage(key)).response.status).toBe(429);
     clock.set('2026-02-01T00:00:00.000Z');
-    const reset = await call(usageUrl(), { key });
-    expect(reset.status).toBe(200);
-    expect(reset.body).toMatchObject({ total_requests: 1, quota_remaining: 299, period_start: '2026-02-01', period_end: '2026-02-01' });
+    const reset = await usage(key);
+    expect(reset.response.status).toBe(200);
+    expect(reset.data).toMatchObject({ total_requests: 1, quota_remaining: 299, period_start: '2026-02-01', period_end: '2026-02-01' });
   });
 
   test('a plan change applies to the next request without a new key', async () => {
     clock.set('2026-04-02T08:00:00.000Z');
     const { key, accountId } = await newKey(server.orm, { now: clock.now() });
-    const before = await call(usageUrl(), { key });
+    const before = await usage(key);
     expect(header(before, 'x-ratelimit-limit')).toBe(10);
     const { setSubscription } = await import('../../src/domain/accounts/accounts.js');
     await setSubscription(server.orm.em.fork(), accountId, { planCode: 'pro', state: 'active' }, clock.now());
-    const after = await call(usageUrl(), { key });
+    const after = await usage(key);
     expect(header(after, 'x-ratelimit-limit')).toBe(60);
-    expect(after.body).toMatchObject({ plan: { name: 'Pro', monthly_quota: 10000 }, total_requests: 2 });
+    expect(after.data).toMatchObject({ plan: { name: 'Pro', monthly_quota: 10000 }, total_requests: 2 });
   });
 });
 

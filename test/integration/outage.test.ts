@@ -6,7 +6,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
 import { newKey } from './support/accounts.js';
 import { onCleanup } from './support/cleanup.js';
-import { call, expectDocumented } from './support/contract.js';
+import { apiClient } from './support/contract.js';
 import { runProcess, STARTUP_DEADLINE_MS } from './support/processes.js';
 import { connectDatabase, startServer, testServices, type TestServer } from './support/server.js';
 
@@ -69,8 +69,10 @@ beforeAll(async () => {
   // two service starts, each bounded by its script's deadline, then the rest
 }, 2 * SCRIPT_DEADLINE_MS + STARTUP_DEADLINE_MS);
 
-const ask = () =>
-  call(`${server.url}/api/v1/dev/query`, { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'What causes tides?' }) });
+const ask = async () => {
+  const { response, data, error } = await apiClient(server.url, key).POST('/api/v1/dev/query', { body: { query: 'What causes tides?' } });
+  return { status: response.status, body: data ?? error };
+};
 
 describe('outages give 503 and the service recovers by itself', () => {
   test('search index down: 503 {detail}; back up: answers again without a restart', async () => {
@@ -85,21 +87,19 @@ describe('outages give 503 and the service recovers by itself', () => {
     expect(down.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(down.body).toEqual({ detail: 'The search index is temporarily unavailable. Please retry shortly.' });
-    expectDocumented(down, 'query');
     await script('weaviate', 'start');
     await waitFor(async () => (await ask()).status === 200, 'the search index');
     expect((await ask()).body).toMatchObject({ has_citations: true });
   }, 2 * SCRIPT_DEADLINE_MS + STARTUP_DEADLINE_MS);
 
   test('database down: 503 {detail}; back up: answers again without a restart', async () => {
-    const plans = () => call(`${server.url}/api/v1/dev/plans`, { key });
-    expect((await plans()).status).toBe(200);
+    const plans = () => apiClient(server.url, key).GET('/api/v1/dev/plans');
+    expect((await plans()).response.status).toBe(200);
     await script('postgres', 'stop');
     const down = await plans();
-    expect(down.status).toBe(503);
-    expect(down.body).toEqual({ detail: 'The database is temporarily unavailable. Please retry shortly.' });
-    expectDocumented(down, 'getPlans');
+    expect(down.response.status).toBe(503);
+    expect(down.error).toEqual({ detail: 'The database is temporarily unavailable. Please retry shortly.' });
     await script('postgres', 'start');
-    await waitFor(async () => (await plans()).status === 200, 'the database');
+    await waitFor(async () => (await plans()).response.status === 200, 'the database');
   }, 2 * SCRIPT_DEADLINE_MS + STARTUP_DEADLINE_MS);
 });

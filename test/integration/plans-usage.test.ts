@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey } from './support/accounts.js';
 import { ManualClock } from './support/clock.js';
-import { call, expectDocumented } from './support/contract.js';
+import { apiClient } from './support/contract.js';
 import { startServer, type TestServer } from './support/server.js';
 import { recordOutcome } from '../../src/domain/usage/usage.js';
 
@@ -12,23 +12,12 @@ beforeAll(async () => {
   server = await startServer({ clock });
 });
 
-interface PlanBody {
-  id: string;
-  name: string;
-  price_lkr: number;
-  rate_limit_per_minute: number;
-  rate_limit_per_day: number;
-  monthly_quota: number;
-  allowed_models: string[];
-}
-
 describe('GET /api/v1/dev/plans', () => {
   test('returns the caller\'s plan and the whole catalogue from the database', async () => {
     const { key } = await newKey(server.orm, { plan: 'enterprise', now: clock.now() });
-    const res = await call(`${server.url}/api/v1/dev/plans`, { key });
-    expect(res.status).toBe(200);
-    expectDocumented(res, 'getPlans');
-    const body = res.body as { current_plan: PlanBody; available_plans: PlanBody[] };
+    const { response, data } = await apiClient(server.url, key).GET('/api/v1/dev/plans');
+    expect(response.status).toBe(200);
+    const body = data!;
     expect(body.current_plan.name).toBe('Enterprise');
     expect(body.current_plan.allowed_models).toEqual(['svcai-fast', 'svcai-thinking']);
     expect(body.available_plans.map((p) => [p.name, p.price_lkr, p.monthly_quota, p.rate_limit_per_minute, p.rate_limit_per_day, p.allowed_models])).toEqual([
@@ -46,12 +35,13 @@ describe('GET /api/v1/dev/usage', () => {
     clock.set('2026-07-15T09:30:00.000Z');
     const { key, keyId } = await newKey(server.orm, { plan: 'starter', now: clock.now() });
     const other = await newKey(server.orm, { plan: 'starter', now: clock.now() });
-    await call(`${server.url}/api/v1/dev/plans`, { key });
-    await call(`${server.url}/api/v1/dev/plans`, { key });
-    await call(`${server.url}/api/v1/dev/plans`, { key: other.key });
+    const client = apiClient(server.url, key);
+    await client.GET('/api/v1/dev/plans');
+    await client.GET('/api/v1/dev/plans');
+    await apiClient(server.url, other.key).GET('/api/v1/dev/plans');
     // requests of the previous month are not in this period
     clock.set('2026-06-30T23:59:59.000Z');
-    await call(`${server.url}/api/v1/dev/plans`, { key });
+    await client.GET('/api/v1/dev/plans');
     clock.set('2026-07-15T09:31:00.000Z');
 
     // token use is written by the answering operations; give two logged requests some
@@ -63,10 +53,9 @@ describe('GET /api/v1/dev/usage', () => {
     await recordOutcome(em, rows[0]!.id, { status: 200, model: 'svcai-fast', tokens: 1200, costUsd: 0.0018 });
     await recordOutcome(em, rows[1]!.id, { status: 200, model: 'svcai-fast', tokens: 345, costUsd: 0.000517 });
 
-    const res = await call(`${server.url}/api/v1/dev/usage`, { key });
-    expect(res.status).toBe(200);
-    expectDocumented(res, 'getUsage');
-    expect(res.body).toEqual({
+    const { response, data } = await client.GET('/api/v1/dev/usage');
+    expect(response.status).toBe(200);
+    expect(data).toEqual({
       total_requests: 3,
       total_tokens: 1545,
       total_cost_usd: 0.002317,

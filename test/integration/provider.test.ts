@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
-import { call, expectDocumented } from './support/contract.js';
+import { apiClient, type Schemas } from './support/contract.js';
 import { messageText, startFakeOpenAi, type FakeOpenAi } from './support/fake-openai.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 
@@ -39,18 +39,16 @@ beforeAll(async () => {
   }
 });
 
-const ask = (body: object) =>
-  call(`${server.url}/api/v1/dev/query`, { key: owner.key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ store_id: STORE, ...body }) });
+const ask = (body: Schemas['QueryRequest']) => apiClient(server.url, owner.key).POST('/api/v1/dev/query', { body: { store_id: STORE, ...body } });
 
 describe('answers from an OpenAI-compatible provider', () => {
   test('ingestion stores embeddings; the query is hybrid; the answer is generated from the retrieved chunks only', async () => {
     expect(fake.embeddingRequests.some((r) => r.model === 'provider-embed-1' && r.input.some((t) => t.includes('magma')))).toBe(true);
     fake.setChat(() => ({ text: 'Magma rising through the crust makes volcanoes erupt [1].' }));
     const res = await ask({ query: 'Why do volcanoes erupt?' });
-    expect(res.status).toBe(200);
-    expectDocumented(res, 'query');
-    expect(res.body).toMatchObject({ answer: 'Magma rising through the crust makes volcanoes erupt [1].', has_citations: true });
-    expect((res.body as { citations: { document_name: string }[] }).citations.map((c) => c.document_name)).toEqual(['volcano.md']);
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({ answer: 'Magma rising through the crust makes volcanoes erupt [1].', has_citations: true });
+    expect(res.data!.citations.map((c) => c.document_name)).toEqual(['volcano.md']);
     const request = fake.chatRequests.at(-1)!;
     expect(request.model).toBe('provider-fast-1');
     expect(messageText(request.messages[0]!.content)).toMatch(/only the numbered passages/);
@@ -62,7 +60,7 @@ describe('answers from an OpenAI-compatible provider', () => {
     fake.setChat(() => ({ text: 'Clouds hold droplets [2].' }));
     const before = fake.chatRequests.length;
     const res = await ask({ query: 'How does rain form in clouds?', model: 'svcai-thinking' });
-    expect(res.status).toBe(200);
+    expect(res.response.status).toBe(200);
     expect(fake.chatRequests[before]!.model).toBe('provider-thinking-1');
     const [row] = await server.orm.em.fork().execute<{ model: string; tokens: number }[]>(
       'select model, tokens from request_log where api_key_id = ? order by id desc limit 1',
@@ -75,24 +73,19 @@ describe('answers from an OpenAI-compatible provider', () => {
   test('a provider error is 502 {detail} and the request counts once', async () => {
     fake.setChat(() => ({ text: 'overloaded', status: 500 }));
     const key = await newKey(server.orm, { plan: 'enterprise' });
-    const res = await call(`${server.url}/api/v1/dev/query`, {
-      key: key.key,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ query: 'Why do volcanoes erupt?' }),
-    });
-    expect(res.status).toBe(502);
-    expect(res.body).toEqual({ detail: expect.stringContaining('model provider') });
-    expectDocumented(res, 'query');
-    const usage = await call(`${server.url}/api/v1/dev/usage`, { key: key.key });
-    expect(usage.body).toMatchObject({ by_endpoint: { '/api/v1/dev/query': 1 } });
+    const client = apiClient(server.url, key.key);
+    const res = await client.POST('/api/v1/dev/query', { body: { query: 'Why do volcanoes erupt?' } });
+    expect(res.response.status).toBe(502);
+    expect(res.error).toEqual({ detail: expect.stringContaining('model provider') });
+    const usage = await client.GET('/api/v1/dev/usage');
+    expect(usage.data).toMatchObject({ by_endpoint: { '/api/v1/dev/query': 1 } });
   });
 
   test('a provider that does not answer in time is 502', async () => {
     fake.setChat(() => ({ text: 'late', delayMs: 5_000 }));
     const started = Date.now();
     const res = await ask({ query: 'Why do volcanoes erupt?' });
-    expect(res.status).toBe(502);
+    expect(res.response.status).toBe(502);
     expect(Date.now() - started).toBeLessThan(4_900);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey } from './support/accounts.js';
-import { call, expectDocumented, type ApiResponse } from './support/contract.js';
+import { apiClient, detailOf, sendRaw, type Schemas } from './support/contract.js';
 import { ingestSamples } from './support/corpus.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
@@ -10,29 +10,7 @@ let server: TestServer;
 let services: Services;
 let key: string;
 
-interface Citation {
-  document_id: string;
-  document_name: string;
-  pages: number[];
-  metadata: Record<string, string> | null;
-  chunk_text: string;
-}
-interface QueryBody {
-  answer: string;
-  citations: Citation[];
-  has_citations: boolean;
-}
-
-async function ask(body: unknown, apiKey = key): Promise<ApiResponse & { body: QueryBody }> {
-  const res = await call(`${server.url}/api/v1/dev/query`, {
-    key: apiKey,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expectDocumented(res, 'query');
-  return res as ApiResponse & { body: QueryBody };
-}
+const ask = (body: Schemas['QueryRequest'], apiKey = key) => apiClient(server.url, apiKey).POST('/api/v1/dev/query', { body });
 
 const text = (s: string) => new TextEncoder().encode(s);
 // stores made by this run (a rerun against the same database must not meet them)
@@ -48,70 +26,70 @@ beforeAll(async () => {
 describe('POST /api/v1/dev/query', () => {
   test('answers from the curriculum with citations: document, pages, metadata and the matched text', async () => {
     const res = await ask({ query: 'What do plants need for photosynthesis?', store_id: 'default', filters: { language: 'english' } });
-    expect(res.status).toBe(200);
-    expect(res.body.has_citations).toBe(true);
-    expect(res.body.citations.length).toBeGreaterThan(0);
-    const top = res.body.citations[0]!;
+    expect(res.response.status).toBe(200);
+    expect(res.data!.has_citations).toBe(true);
+    expect(res.data!.citations.length).toBeGreaterThan(0);
+    const top = res.data!.citations[0]!;
     expect(top.document_name).toBe('grade10-science-photosynthesis.pdf');
     expect(top.document_id).toMatch(/^doc_[0-9a-f]{24}$/);
     expect(top.metadata).toMatchObject({ subject: 'Science', grade: '10', language: 'english', category: 'textbook' });
     expect(top.pages.length).toBeGreaterThan(0);
     // the extractive answer quotes the cited text, it does not invent any
-    const cited = res.body.citations.map((c) => c.chunk_text.replace(/\s+/g, ' ')).join(' ');
-    for (const sentence of res.body.answer.split(/(?<=[.?!])\s+/)) expect(cited).toContain(sentence.replace(/\s+/g, ' ').trim());
+    const cited = res.data!.citations.map((c) => c.chunk_text.replace(/\s+/g, ' ')).join(' ');
+    for (const sentence of res.data!.answer.split(/(?<=[.?!])\s+/)) expect(cited).toContain(sentence.replace(/\s+/g, ' ').trim());
   });
 
   test('store_id is optional and means default', async () => {
     const res = await ask({ query: 'What do plants need for photosynthesis?' });
-    expect(res.status).toBe(200);
-    expect(res.body.has_citations).toBe(true);
+    expect(res.response.status).toBe(200);
+    expect(res.data!.has_citations).toBe(true);
   });
 
   test('filters are exact whole values: Science does not match Computer Science', async () => {
     const res = await ask({ query: 'binary numbers', filters: { subject: 'Science' } });
-    expect(res.status).toBe(200);
-    for (const c of res.body.citations) expect(c.metadata?.subject).toBe('Science');
+    expect(res.response.status).toBe(200);
+    for (const c of res.data!.citations) expect(c.metadata?.subject).toBe('Science');
     const cs = await ask({ query: 'binary numbers', filters: { subject: 'Computer Science' } });
-    expect(cs.body.citations.length).toBeGreaterThan(0);
-    for (const c of cs.body.citations) expect(c.metadata?.subject).toBe('Computer Science');
+    expect(cs.data!.citations.length).toBeGreaterThan(0);
+    for (const c of cs.data!.citations) expect(c.metadata?.subject).toBe('Computer Science');
   });
 
   test('filters are case-sensitive and combine with AND', async () => {
     const lower = await ask({ query: 'What do plants need for photosynthesis?', filters: { subject: 'science' } });
-    expect(lower.status).toBe(200);
-    expect(lower.body).toMatchObject({ citations: [], has_citations: false });
-    expect(lower.body.answer).toMatch(/No relevant passages/);
+    expect(lower.response.status).toBe(200);
+    expect(lower.data).toMatchObject({ citations: [], has_citations: false });
+    expect(lower.data!.answer).toMatch(/No relevant passages/);
     const both = await ask({ query: 'ஒளித்தொகுப்பு', filters: { subject: 'Science', grade: '10', language: 'tamil' } });
-    expect(both.body.citations.length).toBeGreaterThan(0);
-    for (const c of both.body.citations) expect(c.metadata).toMatchObject({ subject: 'Science', grade: '10', language: 'tamil' });
+    expect(both.data!.citations.length).toBeGreaterThan(0);
+    for (const c of both.data!.citations) expect(c.metadata).toMatchObject({ subject: 'Science', grade: '10', language: 'tamil' });
   });
 
   test('a Sinhala question finds its Sinhala passage and is answered in Sinhala', async () => {
     const res = await ask({ query: 'පරාක්‍රම සමුද්‍රය ඉදි කළේ කවුද?' });
-    expect(res.status).toBe(200);
-    expect(res.body.citations[0]?.document_name).toBe('grade10-history-polonnaruwa-si.pdf');
-    expect(res.body.citations[0]?.pages).toContain(2);
-    expect(res.body.answer).toMatch(/[\u0D80-\u0DFF]/);
+    expect(res.response.status).toBe(200);
+    expect(res.data!.citations[0]?.document_name).toBe('grade10-history-polonnaruwa-si.pdf');
+    expect(res.data!.citations[0]?.pages).toContain(2);
+    expect(res.data!.answer).toMatch(/[\u0D80-\u0DFF]/);
   });
 
   test('a Tamil question finds its Tamil passage and is answered in Tamil', async () => {
     const res = await ask({ query: 'காவல் கலங்கள் என்றால் என்ன? இலைவாய் எப்போது திறக்கிறது?' });
-    expect(res.status).toBe(200);
-    expect(res.body.citations[0]?.document_name).toBe('grade10-science-photosynthesis-ta.pdf');
-    expect(res.body.citations[0]?.pages).toContain(2);
-    expect(res.body.answer).toMatch(/[\u0B80-\u0BFF]/);
+    expect(res.response.status).toBe(200);
+    expect(res.data!.citations[0]?.document_name).toBe('grade10-science-photosynthesis-ta.pdf');
+    expect(res.data!.citations[0]?.pages).toContain(2);
+    expect(res.data!.answer).toMatch(/[\u0B80-\u0BFF]/);
   });
 
   test('nothing relevant: a plain statement and no citations', async () => {
     const res = await ask({ query: 'zyxwvut qwertyuiop' });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ answer: expect.stringMatching(/No relevant passages/), citations: [], has_citations: false });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toEqual({ answer: expect.stringMatching(/No relevant passages/), citations: [], has_citations: false });
   });
 
   test('an unknown store is 404, and so is another account\'s store', async () => {
     const missing = await ask({ query: 'photosynthesis', store_id: 'no-such-store' });
-    expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ detail: "Store 'no-such-store' was not found." });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error).toEqual({ detail: "Store 'no-such-store' was not found." });
 
     const owner = await newKey(server.orm, { plan: 'enterprise' });
     const ownedStore = unique('owned');
@@ -123,11 +101,11 @@ describe('POST /api/v1/dev/query', () => {
       metadata: { subject: 'Science', grade: '9', category: 'short-notes', language: 'english' },
     });
     const mine = await ask({ query: 'osmosis potato strips', store_id: ownedStore }, owner.key);
-    expect(mine.status).toBe(200);
-    expect(mine.body.citations[0]?.document_name).toBe('private-notes.md');
+    expect(mine.response.status).toBe(200);
+    expect(mine.data!.citations[0]?.document_name).toBe('private-notes.md');
     const theirs = await ask({ query: 'osmosis potato strips', store_id: ownedStore });
-    expect(theirs.status).toBe(404);
-    expect(theirs.body).toEqual({ detail: `Store '${ownedStore}' was not found.` });
+    expect(theirs.response.status).toBe(404);
+    expect(theirs.error).toEqual({ detail: `Store '${ownedStore}' was not found.` });
   });
 
   test('a custom store needs a plan with custom knowledge bases: 403 otherwise', async () => {
@@ -141,8 +119,8 @@ describe('POST /api/v1/dev/query', () => {
       metadata: { subject: 'Science', grade: '9', category: 'short-notes', language: 'english' },
     });
     const res = await ask({ query: 'How do lenses bend light?', store_id: store }, owner.key);
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({
+    expect(res.response.status).toBe(403);
+    expect(res.error).toEqual({
       error: { code: 'forbidden', message: 'This API key does not have permission to access this resource: custom knowledge bases are not included in the Pro plan.' },
     });
   });
@@ -158,7 +136,7 @@ describe('POST /api/v1/dev/query', () => {
       metadata: { subject: 'Science', grade: '6', category: 'tutorial', language: 'english' },
     });
     const res = await ask({ query: 'magnets poles iron', store_id: store }, owner.key);
-    expect(res.body.citations[0]).toMatchObject({ document_name: 'short.md', pages: [1, 2], chunk_text: expect.stringContaining('--- PAGE 2 ---') });
+    expect(res.data!.citations[0]).toMatchObject({ document_name: 'short.md', pages: [1, 2], chunk_text: expect.stringContaining('--- PAGE 2 ---') });
   });
 
   test('re-ingesting a document replaces its chunks instead of adding to them', async () => {
@@ -176,9 +154,9 @@ describe('POST /api/v1/dev/query', () => {
     const second = await ingestDocument(server.orm.em.fork(), services.index, null, doc('Earthquakes shake the ground along fault lines.'));
     expect(second).toMatchObject({ replaced: true, documentId: first.documentId });
     const old = await ask({ query: 'volcanoes magma lava', store_id: store }, owner.key);
-    expect(old.body.citations).toEqual([]);
+    expect(old.data!.citations).toEqual([]);
     const fresh = await ask({ query: 'earthquakes fault lines', store_id: store }, owner.key);
-    expect(fresh.body.citations).toHaveLength(1);
+    expect(fresh.data!.citations).toHaveLength(1);
   });
 });
 
@@ -186,16 +164,16 @@ describe('models and plans', () => {
   test('a model outside the plan is 403 naming the model, the plan and the allowed models', async () => {
     const free = await newKey(server.orm, { plan: 'free' });
     const res = await ask({ query: 'photosynthesis', model: 'svcai-thinking' }, free.key);
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({
+    expect(res.response.status).toBe(403);
+    expect(res.error).toEqual({
       error: { code: 'forbidden', message: "Model 'svcai-thinking' is not allowed on the Free plan. Allowed models: svcai-fast." },
     });
   });
 
   test('Enterprise may use svcai-thinking; the default model is the plan\'s first and is recorded with tokens and cost', async () => {
     const enterprise = await newKey(server.orm, { plan: 'enterprise' });
-    expect((await ask({ query: 'photosynthesis', model: 'svcai-thinking' }, enterprise.key)).status).toBe(200);
-    expect((await ask({ query: 'photosynthesis' }, enterprise.key)).status).toBe(200);
+    expect((await ask({ query: 'photosynthesis', model: 'svcai-thinking' }, enterprise.key)).response.status).toBe(200);
+    expect((await ask({ query: 'photosynthesis' }, enterprise.key)).response.status).toBe(200);
     const rows = await server.orm.em.fork().execute<{ model: string; tokens: number; cost_usd: string }[]>(
       "select model, tokens, cost_usd from request_log where api_key_id = ? and endpoint = '/api/v1/dev/query' order by id",
       [enterprise.keyId],
@@ -205,14 +183,15 @@ describe('models and plans', () => {
       expect(r.tokens).toBeGreaterThan(50);
       expect(Number(r.cost_usd)).toBeGreaterThan(0);
     }
-    const usage = await call(`${server.url}/api/v1/dev/usage`, { key: enterprise.key });
-    expect(usage.body).toMatchObject({ total_requests: 3, total_tokens: rows[0]!.tokens + rows[1]!.tokens });
+    const usage = await apiClient(server.url, enterprise.key).GET('/api/v1/dev/usage');
+    expect(usage.data).toMatchObject({ total_requests: 3, total_tokens: rows[0]!.tokens + rows[1]!.tokens });
   });
 });
 
 describe('bad requests get the documented errors and still count', () => {
+  // bodies as written, most of which the typed client could not send
   const post = (body: string, contentType = 'application/json', apiKey = key) =>
-    call(`${server.url}/api/v1/dev/query`, { key: apiKey, method: 'POST', headers: { 'Content-Type': contentType }, body });
+    sendRaw(server.url, 'query', { key: apiKey, method: 'POST', headers: { 'Content-Type': contentType }, body });
 
   test.each([
     ['{"query": "x", "extra": true}', 400, "Unknown field 'extra'"],
@@ -229,13 +208,12 @@ describe('bad requests get the documented errors and still count', () => {
   ])('%s -> %i', async (body, status, detail) => {
     const res = await post(body);
     expect(res.status).toBe(status);
-    expect((res.body as { detail: string }).detail).toContain(detail);
-    expectDocumented(res, 'query');
+    expect(detailOf(res.body)).toContain(detail);
   });
 
   test('a body that is not what its Content-Encoding says is 400', async () => {
     for (const encoding of ['gzip', 'br']) {
-      const res = await call(`${server.url}/api/v1/dev/query`, {
+      const res = await sendRaw(server.url, 'query', {
         key,
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
@@ -250,11 +228,9 @@ describe('bad requests get the documented errors and still count', () => {
     const wrongType = await post('query=photosynthesis', 'application/x-www-form-urlencoded');
     expect(wrongType.status).toBe(415);
     expect(wrongType.body).toEqual({ detail: "Unsupported Content-Type 'application/x-www-form-urlencoded'. This operation accepts application/json." });
-    expectDocumented(wrongType, 'query');
-    const big = await post(JSON.stringify({ query: 'x'.repeat(1_100_000) }));
-    expect(big.status).toBe(413);
-    expect(big.body).toEqual({ detail: 'Request body is larger than the limit of 1048576 bytes.' });
-    expectDocumented(big, 'query');
+    const big = await ask({ query: 'x'.repeat(1_100_000) });
+    expect(big.response.status).toBe(413);
+    expect(big.error).toEqual({ detail: 'Request body is larger than the limit of 1048576 bytes.' });
   });
 
   test('refused bodies count toward usage and carry the rate-limit headers', async () => {
@@ -262,7 +238,7 @@ describe('bad requests get the documented errors and still count', () => {
     const res = await post('{"query": "x", "extra": 1}', 'application/json', fresh.key);
     expect(res.status).toBe(400);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('9');
-    const usage = await call(`${server.url}/api/v1/dev/usage`, { key: fresh.key });
-    expect(usage.body).toMatchObject({ total_requests: 2, by_endpoint: { '/api/v1/dev/query': 1, '/api/v1/dev/usage': 1 } });
+    const usage = await apiClient(server.url, fresh.key).GET('/api/v1/dev/usage');
+    expect(usage.data).toMatchObject({ total_requests: 2, by_endpoint: { '/api/v1/dev/query': 1, '/api/v1/dev/usage': 1 } });
   });
 });

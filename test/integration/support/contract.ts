@@ -1,6 +1,12 @@
-import { OpenAPIBackend, SetMatchType, type Document } from 'openapi-backend';
+import { OpenAPIBackend, SetMatchType, ValidationContext, type Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { components, paths } from '../../../src/generated/api-types.js';
 import spec from '../../../src/generated/openapi.json' with { type: 'json' };
+
+// The integration tests speak the contract: requests are typed from the generated `paths`, and
+// every response, also to a request malformed on purpose, is checked against what the contract
+// documents for its operation and status.
 
 const api = new OpenAPIBackend({
   definition: spec as unknown as Document,
@@ -11,6 +17,14 @@ const api = new OpenAPIBackend({
   },
 });
 await api.init();
+// compiled now, not lazily in the middle of a test that times the event loop
+for (const { operationId } of api.getOperations()) {
+  api.validator.getStatusBasedResponseValidatorForOperation(operationId!);
+  api.validator.getResponseHeadersValidatorForOperation(operationId!);
+}
+
+export type Schemas = components['schemas'];
+export type ApiClient = Client<paths>;
 
 export interface ApiResponse {
   status: number;
@@ -18,36 +32,103 @@ export interface ApiResponse {
   body: unknown;
 }
 
-/** Calls the server and returns status, headers and parsed JSON body. */
-export async function call(url: string, init: RequestInit & { key?: string } = {}): Promise<ApiResponse> {
-  const headers = new Headers(init.headers);
-  if (init.key) headers.set('X-API-Key', init.key);
-  const res = await fetch(url, { ...init, headers });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : undefined };
+/** The `detail` of an error body in the {detail} shape (Detail, ValidationError); undefined for other shapes. */
+export function detailOf(body: unknown): string | undefined {
+  return (body as Partial<Schemas['Detail']> | undefined)?.detail;
 }
 
-/** Fails unless the response matches what the OpenAPI description documents for this operation and status. */
-export function expectDocumented(res: ApiResponse, operationId: string): void {
+/** The operation ids of the contract. */
+export function operationIds(): string[] {
+  return api.getOperations().map((o) => o.operationId!);
+}
+
+function operationOf(operationId: string) {
   const operation = api.getOperation(operationId);
   if (!operation) throw new Error(`unknown operation ${operationId}`);
-  const documented = Object.keys(operation.responses ?? {});
-  if (!documented.includes(String(res.status))) {
-    throw new Error(`${operationId} answered ${res.status}, which is not documented (documented: ${documented.join(', ')})`);
+  return operation;
+}
+
+function parseBody(text: string, where: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error(`${where}: the body is not JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+/** Fails unless the response matches what the contract documents for this operation and status. */
+export function expectDocumented(res: ApiResponse, operationId: string): void {
+  const operation = operationOf(operationId);
+  const where = `${operationId} ${res.status}`;
+  const documented = operation.responses?.[String(res.status)] as
+    | { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> }
+    | undefined;
+  if (!documented) {
+    throw new Error(`${operationId} answered ${res.status}, which is not documented (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`);
+  }
+  const mediaTypes = Object.keys(documented.content ?? {});
+  const contentType = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
+  if (res.body !== undefined && !mediaTypes.includes(contentType)) {
+    throw new Error(`${where} has Content-Type '${contentType}', documented: ${mediaTypes.join(', ') || 'no body'}`);
   }
   const body = api.validateResponse(res.body, operation, res.status);
-  if (body.errors) throw new Error(`${operationId} ${res.status} body does not match the contract: ${JSON.stringify(body.errors)}`);
+  if (body.errors) throw new Error(`${where} body does not match the contract: ${JSON.stringify(body.errors)}`);
   const headers: Record<string, string> = {};
   res.headers.forEach((value, name) => (headers[name] = value));
   // values of the headers present must match their schemas ...
   const headerCheck = api.validateResponseHeaders(headers, operation, { statusCode: res.status, setMatchType: SetMatchType.Any });
-  if (headerCheck.errors) {
-    throw new Error(`${operationId} ${res.status} headers do not match the contract: ${JSON.stringify(headerCheck.errors)}`);
-  }
+  if (headerCheck.errors) throw new Error(`${where} headers do not match the contract: ${JSON.stringify(headerCheck.errors)}`);
   // ... and every header documented as required must be there (openapi-backend's own
   // "superset" check treats every documented header as required)
-  const documentedHeaders = (operation.responses?.[String(res.status)] as { headers?: Record<string, { required?: boolean }> }).headers ?? {};
-  for (const [name, header] of Object.entries(documentedHeaders)) {
-    if (header.required && !(name.toLowerCase() in headers)) throw new Error(`${operationId} ${res.status} lacks the required header ${name}`);
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    if (header.required && !(name.toLowerCase() in headers)) throw new Error(`${where} lacks the required header ${name}`);
   }
+}
+
+/** Fails unless `value` matches the named schema of the contract (for answers outside any operation, such as an unknown path). */
+export function expectSchema(value: unknown, schema: keyof Schemas): void {
+  const validate = api.validator.getAjv(ValidationContext.Response).compile(spec.components.schemas[schema]);
+  if (!validate(value)) throw new Error(`${JSON.stringify(value)} does not match the schema ${schema}: ${JSON.stringify(validate.errors)}`);
+}
+
+// Checks each response before openapi-fetch parses it; a response the contract does not document
+// fails the call that received it.
+const checkedAgainstContract: Middleware = {
+  async onResponse({ request, response, schemaPath }) {
+    const operation = api.getOperations().find((o) => o.path === schemaPath && o.method === request.method.toLowerCase());
+    if (!operation?.operationId) throw new Error(`${request.method} ${schemaPath} is not an operation of the contract`);
+    const text = await response.text();
+    const where = `${operation.operationId} ${response.status}`;
+    expectDocumented({ status: response.status, headers: response.headers, body: parseBody(text, where) }, operation.operationId);
+    // the body has been read: hand openapi-fetch an unread copy
+    return new Response(text || null, response);
+  },
+};
+
+/** A client typed from the contract (src/generated/api-types.ts), sending `key` as X-API-Key; every response is checked with expectDocumented. */
+export function apiClient(baseUrl: string, key?: string): ApiClient {
+  const client = createClient<paths>({ baseUrl, headers: key === undefined ? {} : { 'X-API-Key': key } });
+  client.use(checkedAgainstContract);
+  return client;
+}
+
+/**
+ * Sends a request exactly as written (a raw body, odd headers, broken multipart framing) to the
+ * path and method of `operationId`, and checks the response against that operation's contract.
+ */
+export async function sendRaw(
+  baseUrl: string,
+  operationId: string,
+  init: RequestInit & { key?: string } = {},
+): Promise<ApiResponse & { bytes: number }> {
+  const { key, ...request } = init;
+  const operation = operationOf(operationId);
+  const headers = new Headers(request.headers);
+  if (key) headers.set('X-API-Key', key);
+  const res = await fetch(`${baseUrl}${operation.path}`, { method: operation.method.toUpperCase(), ...request, headers });
+  const text = await res.text();
+  const response = { status: res.status, headers: res.headers, body: parseBody(text, `${operationId} ${res.status}`), bytes: Buffer.byteLength(text) };
+  expectDocumented(response, operationId);
+  return response;
 }
