@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 // Table and column names follow MikroORM's default snake_case naming; the SQL of
-// migrations/ creates exactly these (a test compares the two).
+// migrations/ creates exactly these (test/integration/schema.test.ts compares the two).
 
 export const SUBSCRIPTION_STATES = ['active', 'trialing', 'expired', 'cancelled'] as const;
 export type SubscriptionState = (typeof SUBSCRIPTION_STATES)[number];
