@@ -20,10 +20,17 @@ key="$(node dist/scripts/keys.js key create --account "$account" --name contract
 
 PORT="$PORT" LOG_LEVEL=warn node dist/src/main.js >"$out/server.log" 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  curl -fs -o /dev/null "http://127.0.0.1:$PORT/api/v1/dev/plans" -H "X-API-Key: $key" && break
-  sleep 0.1
+# stopped on every exit, and waited for (it shuts down within 10 s)
+trap 'kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; true' EXIT
+# ready within 60 s, also on a busy machine; otherwise the run stops here, with the server's log
+deadline=$((SECONDS + 60))
+until curl -fs -o /dev/null --max-time 5 "http://127.0.0.1:$PORT/api/v1/dev/plans" -H "X-API-Key: $key"; do
+  if ! kill -0 "$server" 2>/dev/null || ((SECONDS >= deadline)); then
+    log "the server on port $PORT did not become ready; its log ends with:"
+    tail -n 40 "$out/server.log" >&2
+    exit 1
+  fi
+  sleep 0.2
 done
 
 PYTHONPATH="$REPO_DIR/test/contract" SCHEMATHESIS_HOOKS=hooks "$CACHE_DIR/venv/bin/st" --config-file "$REPO_DIR/test/contract/schemathesis.toml" run "$REPO_DIR/src/generated/openapi.json" \
