@@ -921,15 +921,17 @@ export interface components {
         };
         /**
          * @description The key lacks permission for this request: the caller's address is not in the key's IP
-         *     allow-list. Key restrictions are checked before admission, so this answer does not
-         *     count toward any limit.
+         *     allow-list, or the key's account has no active subscription. Key restrictions are
+         *     checked before admission, so this answer does not count toward any limit. The
+         *     `X-RateLimit-*` headers describe the key's window; they are absent when the account has
+         *     no active subscription (no plan applies).
          */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
                 [name: string]: unknown;
             };
             content: {
@@ -940,14 +942,15 @@ export interface components {
          * @description The key lacks permission for this request: a read-only key used on a POST, a caller
          *     address outside the key's IP allow-list (both checked before admission, not counted), or
          *     a `model` that the plan does not allow (checked after admission, counted once; the
-         *     message names the model, the plan and the allowed models).
+         *     message names the model, the plan and the allowed models), or an account without an
+         *     active subscription (then without `X-RateLimit-*` headers, since no plan applies).
          */
         QueryForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
                 [name: string]: unknown;
             };
             content: {
@@ -1068,9 +1071,9 @@ export interface components {
         InternalServerError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.when-admitted"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.when-admitted"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.when-admitted"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
                 [name: string]: unknown;
             };
             content: {
@@ -1102,9 +1105,9 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.when-admitted"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.when-admitted"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.when-admitted"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
                 "Retry-After": components["headers"]["Retry-After.optional"];
                 [name: string]: unknown;
             };
@@ -1150,24 +1153,24 @@ export interface components {
          */
         "Retry-After": number;
         /**
-         * @description The calling key's per-minute request limit. Present when the request was authenticated
-         *     and admitted before the failure (for example the search index is unavailable); absent
-         *     when the failure prevented authentication (for example the database is unavailable).
+         * @description The calling key's per-minute request limit, present whenever the key's plan is known:
+         *     absent when the failure prevented authentication (for example the database is
+         *     unavailable) or when the key's account has no active subscription, so no plan applies.
          * @example 20
          */
-        "X-RateLimit-Limit.when-admitted": number;
+        "X-RateLimit-Limit.optional": number;
         /**
-         * @description Requests left in the current sliding 60-second window. Present only when the request
-         *     was authenticated and admitted before the failure.
+         * @description Requests left in the current sliding 60-second window. Present whenever the key's plan
+         *     is known (see `X-RateLimit-Limit`).
          * @example 17
          */
-        "X-RateLimit-Remaining.when-admitted": number;
+        "X-RateLimit-Remaining.optional": number;
         /**
          * @description Unix time in seconds at which the oldest request in the 60-second window leaves it.
-         *     Present only when the request was authenticated and admitted before the failure.
+         *     Present whenever the key's plan is known (see `X-RateLimit-Limit`).
          * @example 1778763660
          */
-        "X-RateLimit-Reset.when-admitted": number;
+        "X-RateLimit-Reset.optional": number;
         /**
          * @description Suggested whole seconds to wait before retrying, when the service can tell.
          * @example 30
