@@ -6,6 +6,8 @@ import type { ChunkRecord, ChunkSelection, Hit, SearchIndex, SearchRequest } fro
 const COLLECTION = 'CurriculumChunk';
 const HEALTHY_FOR_MS = 5_000;
 const PROBE_TIMEOUT_MS = 1_500;
+/** A call slower than this gets a readiness probe beside it, so an index that went down is noticed. */
+const SLOW_CALL_MS = 1_000;
 
 /** A chunk as the collection stores it: the client wants an object with a string index. */
 interface ChunkProperties extends ChunkRecord {
@@ -113,7 +115,7 @@ export class WeaviateSearchIndex implements SearchIndex {
       throw new DependencyUnavailableError('search index', { cause: error });
     }
     try {
-      const result = await work(client.collections.use<string, ChunkProperties>(COLLECTION));
+      const result = await this.unlessUnreachable(work(client.collections.use<string, ChunkProperties>(COLLECTION)));
       this.healthyUntil = Date.now() + HEALTHY_FOR_MS;
       return result;
     } catch (error) {
@@ -131,8 +133,25 @@ export class WeaviateSearchIndex implements SearchIndex {
    */
   private async probe(): Promise<void> {
     if (Date.now() < this.healthyUntil) return;
+    await this.probeNow();
+  }
+
+  private async probeNow(): Promise<void> {
     const response = await fetch(new URL('/v1/.well-known/ready', this.settings.url), { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     if (!response.ok) throw new Error(`search index not ready (HTTP ${response.status})`);
+  }
+
+  /**
+   * The call's outcome, unless the index stops answering its readiness check meanwhile: a server
+   * that went down right after a successful call would otherwise be retried by the gRPC client
+   * for about 20 s before the caller learns of it.
+   */
+  private unlessUnreachable<T>(call: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const watchdog = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => void this.probeNow().catch(reject), SLOW_CALL_MS);
+    });
+    return Promise.race([call, watchdog]).finally(() => clearTimeout(timer));
   }
 
   private markDown(): void {
