@@ -71,7 +71,8 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         const request = body as unknown as ChatRequest;
         chatRequests.push(request);
         const reply = behaviour(request);
-        if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+        // unref'd: a slow answer nobody waits for any more must not keep the test run alive
+        if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs).unref());
         if (res.destroyed) return;
         if (reply.status && reply.status !== 200) return send(res, reply.status, { error: { message: reply.text, type: 'server_error' } });
         const prompt = request.messages.map((m) => messageText(m.content)).join(' ');

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { startProcess, waitUntilReady } from './processes.js';
+import { startProcess, waitUntilReady, type Exit } from './processes.js';
 import { HASH_SECRET, databaseUrl } from './server.js';
 
 // The compiled service as its own process, as in production: what crashes it, kills it.
@@ -8,6 +8,10 @@ import { HASH_SECRET, databaseUrl } from './server.js';
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
+  /** Settles when the process has exited. */
+  finished: Promise<Exit>;
+  /** What the process wrote to stderr lately. */
+  stderrTail(): string;
   stop(): Promise<void>;
 }
 
@@ -23,10 +27,10 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts `node dist/src/main.js` on a free port and waits until it answers HTTP; stopped after the test file at the latest. */
-export async function startServerProcess(): Promise<ServerProcess> {
+export async function startServerProcess(env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const port = await freePort();
   const server = startProcess(process.execPath, ['dist/src/main.js'], {
-    env: { ...process.env, PORT: String(port), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '' },
+    env: { ...process.env, PORT: String(port), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '', ...env },
   });
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -40,5 +44,5 @@ export async function startServerProcess(): Promise<ServerProcess> {
     await server.stop();
     throw error;
   }
-  return { url, child: server.child, stop: server.stop };
+  return { url, child: server.child, finished: server.finished, stderrTail: server.stderrTail, stop: server.stop };
 }
