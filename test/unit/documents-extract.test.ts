@@ -1,8 +1,11 @@
 import { describe, expect, test } from '@jest/globals';
-import { extractDocument, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
+import { extractDocument as extractWith, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
 import { pdfWithPages } from '../support/pdf.js';
+import { testPool } from './support/pool.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
+const pool = testPool();
+const extractDocument = (fileName: string, bytes: Uint8Array) => extractWith(fileName, bytes, pool, 'test');
 
 async function failure(fileName: string, bytes: Uint8Array): Promise<UnreadableDocumentError> {
   const error = await extractDocument(fileName, bytes).then(

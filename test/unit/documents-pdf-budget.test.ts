@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { inflatesWithin } from '../../src/domain/documents/pdf-budget.js';
 import { extractDocument, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
 import { inflatingPdf, pdfFromObjects, repeatedStreamKeywords } from '../support/pdf.js';
+import { testPool } from './support/pool.js';
+
+const pool = testPool();
 
 describe('PDF inflation budget', () => {
   test('real documents are well within it', () => {
@@ -49,7 +52,7 @@ describe('PDF inflation budget', () => {
 
   test('extraction refuses a PDF bomb with a readable message instead of reading it', async () => {
     const bomb = inflatingPdf(70 * 1024 * 1024);
-    const error = await extractDocument('bomb.pdf', bomb).catch((e: unknown) => e);
+    const error = await extractDocument('bomb.pdf', bomb, pool, 'test').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnreadableDocumentError);
     expect((error as Error).message).toBe('bomb.pdf is not a readable PDF: its content expands to more than 67108864 bytes');
   });

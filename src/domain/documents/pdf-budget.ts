@@ -15,8 +15,9 @@ const LF = 0x0a;
  *
  * One forward pass: after a stream's data the search goes on behind its `endstream`, so every
  * byte is looked at a bounded number of times however many `stream` keywords a file repeats.
- * It is a quick refusal with a clear message, not a guarantee: a file can hide a stream from any
- * scan that does not parse it.
+ * It is a quick refusal with a clear message, not the guarantee: a file can hide a stream from
+ * any scan that does not parse it, so the worker that reads PDFs also has a memory budget
+ * (src/worker-pool/pool.ts) that counts the bytes it inflates.
  */
 export function inflatesWithin(bytes: Uint8Array, budget = MAX_INFLATED_BYTES): boolean {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
