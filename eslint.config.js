@@ -12,7 +12,7 @@ const forbid = (...groups) => ['error', { patterns: groups }];
 const HTTP = { group: ['**/http/*', '**/http/**'], message: 'Only the entry point (src/main.ts) and tests use the HTTP layer.' };
 const HANDLERS = { group: ['**/handlers/*', '**/handlers/**'], message: 'Handlers are reached through the HTTP layer only.' };
 const ADAPTERS = {
-  group: ['**/search-index/*', '**/providers/*'],
+  group: ['**/search-index/*', '**/providers/*', '**/worker-pool/*'],
   message: 'The domain depends on its ports (src/domain/ports); src/services.ts wires the implementations.',
 };
 const APP = { group: ['**/http/app.js', './app.js'], message: 'Only the entry point (src/main.ts) and the test harness build the Koa app.' };
@@ -33,7 +33,7 @@ export default tseslint.config(
   },
   { files: ['src/domain/**/*.ts'], rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS, ADAPTERS) } },
   {
-    files: ['src/*.ts', 'src/db/**/*.ts', 'src/search-index/**/*.ts', 'src/providers/**/*.ts', 'scripts/**/*.ts'],
+    files: ['src/*.ts', 'src/db/**/*.ts', 'src/search-index/**/*.ts', 'src/providers/**/*.ts', 'src/worker-pool/**/*.ts', 'scripts/**/*.ts'],
     ignores: ['src/main.ts'],
     rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS) },
   },

@@ -1,7 +1,7 @@
 // ESM jest with SWC transpiling TypeScript; Node 24 runs with --experimental-vm-modules.
-const transform = {
-  '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' }, experimental: { keepImportAttributes: true } }, module: { type: 'es6' } }],
-};
+// The worker pool's threads compile the sources with the same options (src/worker-pool/worker-from-sources.mjs).
+export const swcOptions = { jsc: { target: 'es2023', parser: { syntax: 'typescript' }, experimental: { keepImportAttributes: true } }, module: { type: 'es6' } };
+const transform = { '^.+\\.ts$': ['@swc/jest', swcOptions] };
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

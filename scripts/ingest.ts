@@ -157,6 +157,7 @@ try {
           bytes,
           metadata: item.metadata,
           ...storeAccess,
+          work: services.work,
         });
         summary.documents++;
         summary.pages += result.pages;
@@ -181,5 +182,6 @@ try {
 } finally {
   await orm.close();
   await services.index.close();
+  await services.work.close();
 }
 process.exitCode = refused || summary.failed.length > 0 ? 1 : 0;

@@ -8,7 +8,33 @@ const price = z.object({ input: z.number().min(0), output: z.number().min(0) });
 const priceTable = z.record(z.enum(MODELS), price);
 export type PriceTable = z.output<typeof priceTable>;
 
+/**
+ * The worker pool that runs CPU-heavy steps (PDF text, images, token counts) off the event loop
+ * (src/worker-pool/). The defaults suit a 2-core machine: with one job per key at a time, one
+ * caller's files leave the other thread to everyone else (whose answers need a short job too, to
+ * count tokens), and the threads' low priority keeps the event loop first.
+ */
+const heavyWorkSettings = {
+  /** jobs running at once, in all (one worker thread each) */
+  HEAVY_WORK_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  /** jobs of one API key running at once */
+  HEAVY_WORK_PER_KEY: z.coerce.number().int().min(1).max(64).default(1),
+  /** jobs of one API key waiting for their turn (5: one request's attachments); more answer 429 */
+  HEAVY_WORK_QUEUE_PER_KEY: z.coerce.number().int().min(0).max(1000).default(5),
+  /** jobs waiting in all; more answer 503 */
+  HEAVY_WORK_QUEUE: z.coerce.number().int().min(0).max(10_000).default(50),
+  /** longest wait of a job for its turn; longer answers 503 */
+  HEAVY_WORK_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** processor time of one job (one file, or one answer's token count); more answers 400 */
+  HEAVY_WORK_CPU_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** memory of one job: the worker's JavaScript heap plus the buffers it holds; more answers 400 */
+  HEAVY_WORK_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(512),
+};
+const heavyWork = z.object(heavyWorkSettings);
+export type HeavyWorkSettings = z.output<typeof heavyWork>;
+
 const schema = z.object({
+  ...heavyWorkSettings,
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z
@@ -61,9 +87,18 @@ export type Config = z.output<typeof schema>;
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return parse(schema, env);
+}
+
+/** The worker pool's settings alone, for commands that need no database (npm run extract). */
+export function loadHeavyWorkSettings(env: NodeJS.ProcessEnv = process.env): HeavyWorkSettings {
+  return parse(heavyWork, env);
+}
+
+function parse<S extends z.ZodType>(settings: S, env: NodeJS.ProcessEnv): z.output<S> {
   // an empty variable (OPENAI_API_KEY=) means "not set", as operators expect
   const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const result = schema.safeParse(given);
+  const result = settings.safeParse(given);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -73,11 +108,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /**
  * The shutdown grace period: as configured, or longer than the longest request (attachment
- * downloads of 10 s, then an embedding and a completion call of up to PROVIDER_TIMEOUT_MS with
- * one retry each), so that a deploy never cuts a request that would have finished.
+ * downloads of 10 s; reading the attachments and counting tokens, each job started within
+ * HEAVY_WORK_WAIT_MS and done within HEAVY_WORK_CPU_MS; an embedding and a completion call of up
+ * to PROVIDER_TIMEOUT_MS with one retry each), so that a deploy never cuts a request that would
+ * have finished.
  */
 export function shutdownGraceMs(config: Config): number {
-  return config.SHUTDOWN_GRACE_MS ?? 4 * config.PROVIDER_TIMEOUT_MS + 15_000;
+  return config.SHUTDOWN_GRACE_MS ?? 4 * config.PROVIDER_TIMEOUT_MS + 15_000 + 2 * (config.HEAVY_WORK_WAIT_MS + config.HEAVY_WORK_CPU_MS);
 }
 
 /** The key-hashing secret, which every program that handles API keys needs. */

@@ -4,6 +4,7 @@ import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
 import { OpenAiProvider } from './providers/openai-provider.js';
 import { WeaviateSearchIndex } from './search-index/weaviate.js';
+import { WorkerPool } from './worker-pool/pool.js';
 
 /** The long-lived collaborators of the handlers, built once from configuration. */
 export interface Services extends AnsweringServices {
@@ -11,6 +12,7 @@ export interface Services extends AnsweringServices {
   index: WeaviateSearchIndex;
   /** Production always downloads with the strict defaults; only tests construct another fetcher. */
   fetchAttachment: AttachmentFetcher;
+  work: WorkerPool;
 }
 
 export function createServices(config: Config): Services {
@@ -29,5 +31,6 @@ export function createServices(config: Config): Services {
     fetchAttachment: (url, signal) => safeFetch(url, { signal }),
     prices: config.MODEL_PRICES_USD,
     topK: config.RETRIEVAL_TOP_K,
+    work: WorkerPool.fromSettings(config),
   };
 }

@@ -866,11 +866,17 @@ export interface components {
          *     field and the rule; schema violations may add `errors` (one item per violation). Causes:
          *     a body that is not JSON, not UTF-8, nested more than 32 levels deep, or that names a key
          *     twice in one object; schema violations (missing or empty `query`, a value of the wrong
-         *     type, length or pattern; only the first violation is reported), unknown fields, bad filters (unknown key, non-string value, `category` or
-         *     `language` outside its values), more than 5 attachments, unsupported attachment type,
-         *     a file larger than 10485760 bytes, an unsafe or invalid URL, magic bytes that disagree
-         *     with the detected type, a download that failed (error status, more than 3 redirects,
-         *     more than 10 seconds). The request counts once toward the limits.
+         *     type, length or pattern; only the first violation is reported), unknown fields, bad
+         *     filters (unknown key, non-string value, `category` or `language` outside its values),
+         *     more than 5 attachments, unsupported attachment type, a file larger than 10485760 bytes,
+         *     an unsafe or invalid URL, magic bytes that disagree with the detected type, a download
+         *     that failed (error status, more than 3 redirects, more than 10 seconds), a file that
+         *     cannot be read (a damaged or password-protected PDF, a PDF of more than 2000 pages or
+         *     whose content expands to more than 67108864 bytes, a HEIC image of more than 50000000
+         *     pixels, text that is not UTF-8, a PDF without text), and a file that needs more work to
+         *     read than one file is allowed (10 seconds of processor time and 512 MB of memory by
+         *     default; the `detail` names the file and the budget). The request counts once toward the
+         *     limits.
          */
         QueryBadRequest: {
             headers: {
@@ -887,10 +893,15 @@ export interface components {
         /**
          * @description The request was refused before processing. `detail` is one readable sentence naming the
          *     part and the rule; schema violations may add `errors` (one item per violation). Causes:
-         *     missing or empty `query` part, unknown parts, a part of the wrong length or pattern,
-         *     a `filters` part that is not a JSON object with the Filters keys and values, more than
-         *     5 `files` parts, unsupported file type, a file larger than 10485760 bytes, content that
-         *     disagrees with the detected type. The request counts once toward the limits.
+         *     missing or empty `query` part, unknown parts, a part of the wrong length or pattern, a
+         *     `filters` part that is not a JSON object with the Filters keys and values, more than 5
+         *     `files` parts, unsupported file type, a file larger than 10485760 bytes, content that
+         *     disagrees with the detected type, a file that cannot be read (a damaged or
+         *     password-protected PDF, a PDF of more than 2000 pages or whose content expands to more
+         *     than 67108864 bytes, a HEIC image of more than 50000000 pixels, text that is not UTF-8,
+         *     a PDF without text), and a file that needs more work to read than one file is allowed
+         *     (10 seconds of processor time and 512 MB of memory by default; the `detail` names the
+         *     file and the budget). The request counts once toward the limits.
          */
         QueryMultipartBadRequest: {
             headers: {
@@ -1043,6 +1054,13 @@ export interface components {
          *     with keys that recently authenticated from it; the `X-RateLimit-*` headers then describe
          *     that address's window of failed attempts.
          *
+         *     And one on the query operations: too many of the key's attachments waiting to be read.
+         *     Files are read a few at a time per key (one at a time by default) so that one caller
+         *     cannot take the capacity of all; a key that already has 5 files waiting (by default) is
+         *     refused with `rate_limit_exceeded` until its earlier requests finish. Unlike a refused
+         *     limit, that request was admitted and counts once; `Retry-After` gives the seconds one
+         *     file may take.
+         *
          *     Limits are per key, with the numbers of the plan of the key owner's current subscription
          *     (a plan change applies to the next request). Every admitted authenticated request counts
          *     once toward the minute window, the day and the month whatever its outcome; requests
@@ -1101,6 +1119,9 @@ export interface components {
          *     the failure happened after the request was admitted (for example the search index is
          *     down) the request counts once and the `X-RateLimit-*` headers are present; when it
          *     prevented authentication (the database is down) they are absent and nothing is counted.
+         *     The query operations also answer `503` when the service is reading as many attachments as
+         *     it can: too many files of all callers are waiting, or a file waited too long (30 seconds
+         *     by default) for its turn. Such a request counts once.
          */
         ServiceUnavailable: {
             headers: {

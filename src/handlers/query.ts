@@ -5,5 +5,5 @@ import type { Handler } from './types.js';
 
 export const query: Handler<'query'> = async (input) => {
   const downloaded = await downloadAll(input.services.fetchAttachment, input.body.attachments ?? []);
-  return answerInShape(input, await Promise.all(downloaded.map((raw) => prepareAttachment(raw))));
+  return answerInShape(input, await Promise.all(downloaded.map((raw) => prepareAttachment(raw, input.services.work, input.principal.keyId))));
 };

@@ -60,6 +60,7 @@ beforeAll(async () => {
   server = await startServer({ services, databaseUrl });
   key = (await newKey(server.orm)).key;
   await ingestDocument(server.orm.em.fork(), services.index, null, {
+    work: services.work,
     store: 'default',
     name: 'tides.md',
     bytes: new TextEncoder().encode('--- PAGE 1 ---\nTides are caused by the gravity of the Moon and the Sun.'),

@@ -30,6 +30,7 @@ beforeAll(async () => {
     ['rain.md', 'Rain forms when water vapour condenses into droplets in clouds.'],
   ]) {
     await ingestDocument(server.orm.em.fork(), services.index, services.provider!.embedder, {
+      work: services.work,
       store: STORE,
       owner: owner.accountId,
       name: name!,

@@ -94,6 +94,7 @@ describe('POST /api/v1/dev/query', () => {
     const owner = await newKey(server.orm, { plan: 'enterprise' });
     const ownedStore = unique('owned');
     await ingestDocument(server.orm.em.fork(), services.index, null, {
+      work: services.work,
       store: ownedStore,
       owner: owner.accountId,
       name: 'private-notes.md',
@@ -112,6 +113,7 @@ describe('POST /api/v1/dev/query', () => {
     const owner = await newKey(server.orm, { plan: 'pro' });
     const store = unique('pro-store');
     await ingestDocument(server.orm.em.fork(), services.index, null, {
+      work: services.work,
       store,
       owner: owner.accountId,
       name: 'notes.md',
@@ -129,6 +131,7 @@ describe('POST /api/v1/dev/query', () => {
     const owner = await newKey(server.orm, { plan: 'enterprise' });
     const store = unique('span');
     await ingestDocument(server.orm.em.fork(), services.index, null, {
+      work: services.work,
       store,
       owner: owner.accountId,
       name: 'short.md',
@@ -148,6 +151,7 @@ describe('POST /api/v1/dev/query', () => {
       name: 'notes.md',
       bytes: text(`--- PAGE 1 ---\n${body}`),
       metadata: { subject: 'Science', grade: '8', category: 'short-notes' as const, language: 'english' as const },
+      work: services.work,
     });
     const first = await ingestDocument(server.orm.em.fork(), services.index, null, doc('Volcanoes erupt molten lava called magma.'));
     expect(first.replaced).toBe(false);

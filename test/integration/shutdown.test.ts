@@ -26,6 +26,7 @@ beforeAll(async () => {
     name: 'tides.md',
     bytes: new TextEncoder().encode('--- PAGE 1 ---\nTides are caused by the pull of the Moon on the oceans.'),
     metadata: { subject: 'Geography', grade: '8', category: 'short-notes', language: 'english' },
+    work: services.work,
   });
   await services.index.close();
 });

@@ -1,31 +1,11 @@
 import { describe, expect, test } from '@jest/globals';
-import { extractDocument, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
+import { extractDocument as extractWith, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
+import { pdfWithPages } from '../support/pdf.js';
+import { testPool } from './support/pool.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
-
-/** A valid PDF whose pages show the given ASCII lines (an empty string: a page without text). */
-function pdfWithPages(lines: string[]): Uint8Array {
-  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
-  const kids: string[] = [];
-  for (const line of lines) {
-    const content = line ? `BT /F1 12 Tf 72 720 Td (${line}) Tj ET` : '';
-    objects.push(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
-    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${objects.length} 0 R >>`);
-    kids.push(`${objects.length} 0 R`);
-  }
-  objects[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${lines.length} >>`;
-  let pdf = '%PDF-1.4\n';
-  const offsets = objects.map((body, i) => {
-    const offset = pdf.length;
-    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
-    return offset;
-  });
-  const xref = pdf.length;
-  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  pdf += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
-  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return utf8(pdf);
-}
+const pool = testPool();
+const extractDocument = (fileName: string, bytes: Uint8Array) => extractWith(fileName, bytes, pool, 'test');
 
 async function failure(fileName: string, bytes: Uint8Array): Promise<UnreadableDocumentError> {
   const error = await extractDocument(fileName, bytes).then(

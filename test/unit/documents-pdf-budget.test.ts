@@ -1,15 +1,11 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { deflateSync } from 'node:zlib';
 import { inflatesWithin } from '../../src/domain/documents/pdf-budget.js';
 import { extractDocument, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
+import { inflatingPdf, pdfFromObjects, repeatedStreamKeywords } from '../support/pdf.js';
+import { testPool } from './support/pool.js';
 
-/** A one-page PDF whose content stream inflates to `size` bytes of spaces. */
-function pdfWithContent(size: number): Uint8Array {
-  const stream = deflateSync(Buffer.alloc(size, 0x20), { level: 9 });
-  const head = `%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Contents 4 0 R >> endobj\n4 0 obj << /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`;
-  return new Uint8Array(Buffer.concat([Buffer.from(head, 'latin1'), stream, Buffer.from('\nendstream\nendobj\ntrailer << /Root 1 0 R >>\n%%EOF\n', 'latin1')]));
-}
+const pool = testPool();
 
 describe('PDF inflation budget', () => {
   test('real documents are well within it', () => {
@@ -17,22 +13,47 @@ describe('PDF inflation budget', () => {
   });
 
   test('a stream that inflates past the budget is refused, however small the file', () => {
-    const bomb = pdfWithContent(2_000_000);
+    const bomb = inflatingPdf(2_000_000);
     expect(bomb.length).toBeLessThan(10_000);
     expect(inflatesWithin(bomb, 1_000_000)).toBe(false);
     expect(inflatesWithin(bomb, 3_000_000)).toBe(true);
   });
 
   test('the budget is for all streams together', () => {
-    const one = pdfWithContent(600_000);
+    const one = inflatingPdf(600_000);
     const two = new Uint8Array(Buffer.concat([Buffer.from(one), Buffer.from(one)]));
     expect(inflatesWithin(one, 1_000_000)).toBe(true);
     expect(inflatesWithin(two, 1_000_000)).toBe(false);
   });
 
+  test('a stream after a stray endstream is still counted', () => {
+    const bomb = Buffer.from(inflatingPdf(2_000_000));
+    const stray = new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.4\n1 0 obj\n(endstream\n)\nendobj\n', 'latin1'), bomb.subarray(9)]));
+    expect(inflatesWithin(stray, 1_000_000)).toBe(false);
+  });
+
+  test('a `stream` keyword inside stream data does not hide the stream that follows', () => {
+    const data = Buffer.from('no Flate here: stream\n and more', 'latin1');
+    const decoy = Buffer.concat([Buffer.from(`<< /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+    const bomb = Buffer.from(inflatingPdf(2_000_000)).toString('latin1');
+    const stream = Buffer.from(bomb.slice(bomb.indexOf('<< /Length'), bomb.indexOf('endstream') + 'endstream'.length), 'latin1');
+    expect(inflatesWithin(pdfFromObjects(['<< /Type /Catalog >>', decoy, stream]), 1_000_000)).toBe(false);
+  });
+
+  test('the scan takes one pass: a file of repeated `stream` keywords is checked in linear time', () => {
+    // 10 MB, the largest attachment: the quadratic scan it replaces searched the rest of the
+    // file from each of 1.5 million keywords (hours); one pass takes milliseconds
+    const hostile = repeatedStreamKeywords(1_500_000);
+    expect(hostile.length).toBeGreaterThan(10_000_000);
+    const started = performance.now();
+    expect(inflatesWithin(hostile)).toBe(true);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
   test('extraction refuses a PDF bomb with a readable message instead of reading it', async () => {
-    const bomb = pdfWithContent(70 * 1024 * 1024);
-    await expect(extractDocument('bomb.pdf', bomb)).rejects.toThrow(UnreadableDocumentError);
-    await expect(extractDocument('bomb.pdf', bomb)).rejects.toThrow('bomb.pdf is not a readable PDF: its content expands to more than 67108864 bytes');
+    const bomb = inflatingPdf(70 * 1024 * 1024);
+    const error = await extractDocument('bomb.pdf', bomb, pool, 'test').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnreadableDocumentError);
+    expect((error as Error).message).toBe('bomb.pdf is not a readable PDF: its content expands to more than 67108864 bytes');
   });
 });

@@ -3,13 +3,14 @@ import type { PriceTable } from '../../config.js';
 import type { Plan } from '../../db/entities.js';
 import type { ImageAttachment, PreparedAttachment, TextAttachment } from '../attachments/prepare.js';
 import { ForbiddenError } from '../errors.js';
+import type { HeavyWork } from '../ports/heavy-work.js';
 import type { Principal } from '../keys/principal.js';
 import type { Model } from '../../generated/contract-values.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MetadataFilters, SearchIndex } from '../ports/search-index.js';
 import { retrieve } from '../retrieval/retrieve.js';
 import { DEFAULT_STORE, readableStore } from '../stores/stores.js';
-import { costUsd, countTokens } from './cost.js';
+import { costUsd, countTokensOf } from './cost.js';
 import { extractiveAnswer } from './extractive.js';
 import { generativeAnswer } from './generative.js';
 import { fromAttachment, fromHit, type Passage } from './passage.js';
@@ -20,6 +21,8 @@ export interface AnsweringServices {
   provider: ModelProvider | null;
   prices: PriceTable;
   topK: number;
+  /** runs the CPU-heavy steps (token counting here) off the event loop */
+  work: HeavyWork;
 }
 
 export interface Question {
@@ -95,9 +98,10 @@ export async function answerQuestion(em: EntityManager, services: AnsweringServi
     ({ promptTokens, completionTokens } = drafted);
   } else {
     drafted = extractiveAnswer(question.text, passages);
-    // what a model would have read and written, counted with a real tokenizer
-    promptTokens = countTokens(question.text) + passages.reduce((sum, p) => sum + countTokens(p.text), 0);
-    completionTokens = countTokens(drafted.answer);
+    // what a model would have read and written, counted with a real tokenizer, off the event loop
+    const [answerTokens = 0, ...read] = await countTokensOf(services.work, principal.keyId, [drafted.answer, question.text, ...passages.map((p) => p.text)]);
+    promptTokens = read.reduce((sum, n) => sum + n, 0);
+    completionTokens = answerTokens;
   }
   const unread = images.filter((i) => !readImages.includes(i));
   const answer = unread.length ? `${drafted.answer}\n\n${unreadImagesNote(unread)}` : drafted.answer;

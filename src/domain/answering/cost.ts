@@ -1,10 +1,27 @@
 import { countTokens as count } from 'gpt-tokenizer';
 import type { PriceTable } from '../../config.js';
 import type { Model } from '../../generated/contract-values.js';
+import { InvalidRequestError } from '../errors.js';
+import { OverBudgetError, type HeavyWork } from '../ports/heavy-work.js';
 
-/** Tokens of a text as an OpenAI-family tokenizer counts them (used when no provider reports usage). */
-export function countTokens(text: string): number {
-  return count(text);
+/**
+ * Tokens of each text as an OpenAI-family tokenizer counts them (used when no provider reports
+ * usage). The `tokens` step of src/domain/ports/heavy-work.ts: byte-pair encoding takes time that
+ * grows with the square of a word's length, seconds for 40,000 letters without a space.
+ */
+export function countTokens(texts: string[]): number[] {
+  return texts.map((text) => count(text));
+}
+
+/** countTokens off the event loop, on `owner`'s share of `work`. */
+export async function countTokensOf(work: HeavyWork, owner: string, texts: string[]): Promise<number[]> {
+  try {
+    return await work.run('tokens', texts, owner);
+  } catch (error) {
+    if (!(error instanceof OverBudgetError)) throw error;
+    // only text without spaces takes that long, tens of thousands of letters of it
+    throw new InvalidRequestError(`The question and its attachments need more work than allowed to count their tokens: ${error.message}. Send shorter attachments.`);
+  }
 }
 
 /** Cost in USD of a request, from the per-model price table (USD per million tokens). */

@@ -7,3 +7,6 @@ export const MAX_ATTACHMENT_BYTES = 10_485_760;
 
 export const SUPPORTED_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'application/pdf', 'text/plain'] as const;
 export type SupportedType = (typeof SUPPORTED_TYPES)[number];
+
+/** HEIC images are decoded to convert them (4 bytes a pixel); 50 megapixels covers any phone camera. */
+export const MAX_DECODED_PIXELS = 50_000_000;

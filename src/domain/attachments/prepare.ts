@@ -1,8 +1,8 @@
-import convertHeic from 'heic-convert';
-import { imageSize } from 'image-size';
 import { pdfPages, textPages } from '../documents/extract.js';
 import { InvalidAttachmentError } from '../errors.js';
 import type { Page } from '../documents/pages.js';
+import { JobFailedError, OverBudgetError, type HeavyWork } from '../ports/heavy-work.js';
+import { TooManyPixelsError, type ImageType, type ReadImage } from './image.js';
 import { detectType, type TypeHints } from './media-type.js';
 
 /** An attachment as it arrived: a downloaded URL or an uploaded part, held in memory only. */
@@ -35,39 +35,62 @@ export type PreparedAttachment = TextAttachment | ImageAttachment;
 export const SMALL_IMAGE_TOKENS = 258;
 export const LARGE_IMAGE_TOKENS = 516;
 const SMALL_IMAGE_SIDE = 384;
-/** HEIC images are decoded to convert them; 50 megapixels covers any phone camera. */
-const MAX_DECODED_PIXELS = 50_000_000;
+/**
+ * How much of an attached text is kept: an answer reads at most the first 20 chunks of about 900
+ * characters of it (passage.ts), and cutting a long file down to twice that keeps chunking and
+ * answering it from holding the event loop.
+ */
+export const ATTACHMENT_TEXT_CHARS = 36_000;
 
 export function imageTokens(width: number, height: number): number {
   return width <= SMALL_IMAGE_SIDE && height <= SMALL_IMAGE_SIDE ? SMALL_IMAGE_TOKENS : LARGE_IMAGE_TOKENS;
 }
 
-/** Checks the attachment's type and turns it into text pages or an image input. */
-export async function prepareAttachment(raw: RawAttachment): Promise<PreparedAttachment> {
+/**
+ * Checks the attachment's type and turns it into text pages or an image input; the reading runs
+ * off the event loop on `owner`'s share of `work`.
+ */
+export async function prepareAttachment(raw: RawAttachment, work: HeavyWork, owner: string): Promise<PreparedAttachment> {
   const type = await detectType(raw.hints, raw.bytes, raw.name);
   // the same readers (and Sinhala/Tamil repair) as ingestion; the detected type says which
-  if (type === 'application/pdf') return { kind: 'text', name: raw.name, pages: await pdfPages(raw.name, raw.bytes) };
-  if (type === 'text/plain') return { kind: 'text', name: raw.name, pages: textPages(raw.name, raw.bytes) };
-  let bytes = raw.bytes;
-  let mediaType: string = type;
-  let width: number;
-  let height: number;
-  try {
-    if (type === 'image/heic') {
-      // decoding allocates 4 bytes per pixel: refuse what would not fit before decoding
-      const { width: w, height: h } = imageSize(raw.bytes);
-      if (w * h > MAX_DECODED_PIXELS) throw new Error(`${w}x${h} pixels is more than ${MAX_DECODED_PIXELS}`);
-      bytes = await convertHeic({ buffer: raw.bytes, format: 'JPEG', quality: 0.9 });
-      mediaType = 'image/jpeg';
-    }
-    ({ width, height } = imageSize(bytes));
-  } catch (error) {
-    throw new InvalidAttachmentError(`Attachment '${raw.name}' is not a readable ${type} image.`, { cause: error });
-  }
+  if (type === 'application/pdf') return { kind: 'text', name: raw.name, pages: leading(await pdfPages(raw.name, raw.bytes, work, owner)) };
+  if (type === 'text/plain') return { kind: 'text', name: raw.name, pages: leading(await textPages(raw.name, raw.bytes, work, owner)) };
+  const image = await readAttachedImage(raw, type, work, owner);
+  const jpeg = image.jpeg;
   return {
     kind: 'image',
     name: raw.name,
-    dataUrl: `data:${mediaType};base64,${Buffer.from(bytes).toString('base64')}`,
-    tokens: imageTokens(width, height),
+    dataUrl: jpeg ? `data:image/jpeg;base64,${Buffer.from(jpeg).toString('base64')}` : `data:${type};base64,${Buffer.from(raw.bytes).toString('base64')}`,
+    tokens: imageTokens(image.width, image.height),
   };
+}
+
+async function readAttachedImage(raw: RawAttachment, type: ImageType, work: HeavyWork, owner: string): Promise<ReadImage> {
+  try {
+    return await work.run('image', { bytes: raw.bytes, type }, owner);
+  } catch (error) {
+    if (error instanceof OverBudgetError) {
+      throw new InvalidAttachmentError(`Attachment '${raw.name}' needs more work than allowed: reading it takes ${error.message}. Send a smaller image.`, {
+        cause: error,
+      });
+    }
+    if (error instanceof JobFailedError && error.name === TooManyPixelsError.name) {
+      throw new InvalidAttachmentError(`Attachment '${raw.name}' is too large to read: ${error.message}. Send a smaller image.`, { cause: error });
+    }
+    if (error instanceof JobFailedError) throw new InvalidAttachmentError(`Attachment '${raw.name}' is not a readable ${type} image.`, { cause: error });
+    throw error;
+  }
+}
+
+/** The pages up to ATTACHMENT_TEXT_CHARS characters of text; pages of only whitespace do not count. */
+function leading(pages: Page[]): Page[] {
+  const kept: Page[] = [];
+  let left = ATTACHMENT_TEXT_CHARS;
+  for (const page of pages) {
+    if (left <= 0) break;
+    if (page.text.trim() === '') continue;
+    kept.push(page.text.length <= left ? page : { page: page.page, text: page.text.slice(0, left) });
+    left -= page.text.length;
+  }
+  return kept;
 }

@@ -1,8 +1,6 @@
 import { ServiceError } from '../errors.js';
-import { normalise } from '../text/normalise.js';
-import { splitMarkedText, type Page } from './pages.js';
-import { inflatesWithin, MAX_INFLATED_BYTES } from './pdf-budget.js';
-import { extractPdfPages } from './pdf-text.js';
+import { JobFailedError, OverBudgetError, type HeavyWork } from '../ports/heavy-work.js';
+import type { Page } from './pages.js';
 
 /** The file cannot be indexed; the message says why and what to do about it. */
 export class UnreadableDocumentError extends ServiceError {
@@ -15,10 +13,11 @@ const PDF_SIGNATURE = '%PDF-';
 const TEXT_EXTENSIONS = ['.txt', '.md'];
 
 /**
- * The pages of an uploaded document. PDFs keep their page numbering (pages without text stay,
- * empty); text files are split at their `--- PAGE n ---` lines.
+ * The pages of an uploaded document, read off the event loop on `owner`'s share of `work`. PDFs
+ * keep their page numbering (pages without text stay, empty); text files are split at their
+ * `--- PAGE n ---` lines.
  */
-export async function extractDocument(fileName: string, bytes: Uint8Array): Promise<Page[]> {
+export async function extractDocument(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string): Promise<Page[]> {
   const extension = /\.[^./\\]+$/.exec(fileName.toLowerCase())?.[0] ?? '';
   const isPdf = startsWith(bytes, PDF_SIGNATURE);
   if (extension === '.pdf' || isPdf) {
@@ -26,31 +25,33 @@ export async function extractDocument(fileName: string, bytes: Uint8Array): Prom
     if (extension !== '.pdf') {
       throw new UnreadableDocumentError(`${fileName} contains a PDF; name it with the .pdf extension and upload it again`);
     }
-    return pdfPages(fileName, bytes);
+    return pdfPages(fileName, bytes, work, owner);
   }
   if (!TEXT_EXTENSIONS.includes(extension)) {
     throw new UnreadableDocumentError(`${fileName}: unsupported file type; use PDF, .txt or .md`);
   }
-  return textPages(fileName, bytes);
+  return textPages(fileName, bytes, work, owner);
 }
 
 /** The pages of UTF-8 text, split at its `--- PAGE n ---` lines; empty text is refused. */
-export function textPages(fileName: string, bytes: Uint8Array): Page[] {
-  const pages = splitMarkedText(normalise(decodeUtf8(fileName, bytes)));
+export async function textPages(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string): Promise<Page[]> {
+  let pages: Page[];
+  try {
+    pages = await work.run('markedText', bytes, owner);
+  } catch (error) {
+    throw unreadable(fileName, error, () => `${fileName} is not valid UTF-8 text; save it as UTF-8 and upload it again`);
+  }
   if (pages.every((p) => p.text.trim() === '')) throw new UnreadableDocumentError(`${fileName} is empty: no text to index`);
   return pages;
 }
 
 /** The pages of a PDF, numbered as in the file; a PDF without any text is refused. */
-export async function pdfPages(fileName: string, bytes: Uint8Array): Promise<Page[]> {
-  if (!inflatesWithin(bytes)) {
-    throw new UnreadableDocumentError(`${fileName} is not a readable PDF: its content expands to more than ${MAX_INFLATED_BYTES} bytes`);
-  }
+export async function pdfPages(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string): Promise<Page[]> {
   let texts: string[];
   try {
-    texts = await extractPdfPages(bytes);
+    texts = await work.run('pdfText', bytes, owner);
   } catch (error) {
-    throw new UnreadableDocumentError(`${fileName} is not a readable PDF: ${pdfProblem(error)}`, { cause: error });
+    throw unreadable(fileName, error, (failure) => `${fileName} is not a readable PDF: ${pdfProblem(failure)}`);
   }
   if (texts.every((t) => t.trim() === '')) {
     throw new UnreadableDocumentError(`${fileName} has no extractable text (scanned images are not supported)`);
@@ -58,21 +59,22 @@ export async function pdfPages(fileName: string, bytes: Uint8Array): Promise<Pag
   return texts.map((text, i) => ({ page: i + 1, text }));
 }
 
-function pdfProblem(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // pdf.js asks for a password; the service has none to give.
-  if (error.name === 'PasswordException') return 'it is password-protected; upload a copy without a password';
-  return error.message;
+/** A reading step's failure as the refusal a caller sees; the service's own refusals pass as they are. */
+function unreadable(fileName: string, error: unknown, failed: (failure: JobFailedError) => string): unknown {
+  if (error instanceof OverBudgetError) {
+    return new UnreadableDocumentError(
+      `${fileName} needs more work than allowed: reading it takes ${error.message}. Send a smaller file, or only the pages you need.`,
+      { cause: error },
+    );
+  }
+  if (error instanceof JobFailedError) return new UnreadableDocumentError(failed(error), { cause: error });
+  return error;
 }
 
-function decodeUtf8(fileName: string, bytes: Uint8Array): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (error) {
-    throw new UnreadableDocumentError(`${fileName} is not valid UTF-8 text; save it as UTF-8 and upload it again`, {
-      cause: error,
-    });
-  }
+function pdfProblem(failure: JobFailedError): string {
+  // pdf.js asks for a password; the service has none to give.
+  if (failure.name === 'PasswordException') return 'it is password-protected; upload a copy without a password';
+  return failure.message;
 }
 
 function startsWith(bytes: Uint8Array, signature: string): boolean {

@@ -1,3 +1,5 @@
+import { normalise } from '../text/normalise.js';
+
 export interface Page {
   page: number;
   text: string;
@@ -39,4 +41,13 @@ export function splitMarkedText(text: string): Page[] {
   if (first.page === 1) first.text = `${before}\n${first.text}`;
   else pages.unshift({ page: 1, text: before });
   return pages;
+}
+
+/**
+ * The pages of UTF-8 text, normalised and split at its marker lines. The `markedText` step of
+ * src/domain/ports/heavy-work.ts (a 10 MB file takes a noticeable fraction of a second); its one
+ * failure is text that is not UTF-8.
+ */
+export function readMarkedText(bytes: Uint8Array): Page[] {
+  return splitMarkedText(normalise(new TextDecoder('utf-8', { fatal: true }).decode(bytes)));
 }

@@ -2,28 +2,57 @@ import { inflateSync, constants } from 'node:zlib';
 
 /** Text extraction inflates every compressed stream into memory: the total is capped. */
 export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
-const STREAM = /stream\r?\n/g;
+
+const STREAM = Buffer.from('stream', 'latin1');
+const END_STREAM = Buffer.from('endstream', 'latin1');
+const CR = 0x0d;
+const LF = 0x0a;
 
 /**
  * Whether a PDF's compressed streams inflate to at most `budget` bytes in all. Checked before
  * pdf.js reads the file, because a "zip bomb" of a few megabytes expands to gigabytes; zlib stops
  * at the limit, so the check itself never holds more than the budget.
+ *
+ * One forward pass: after a stream's data the search goes on behind its `endstream`, so every
+ * byte is looked at a bounded number of times however many `stream` keywords a file repeats.
+ * It is a quick refusal with a clear message, not the guarantee: a file can hide a stream from
+ * any scan that does not parse it, so the worker that reads PDFs also has a memory budget
+ * (src/worker-pool/pool.ts) that counts the bytes it inflates.
  */
 export function inflatesWithin(bytes: Uint8Array, budget = MAX_INFLATED_BYTES): boolean {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let remaining = budget;
-  for (const match of text.matchAll(STREAM)) {
-    const start = match.index + match[0].length;
-    const end = text.indexOf('endstream', start);
-    if (end < 0) break;
+  let from = 0;
+  for (;;) {
+    const keyword = data.indexOf(STREAM, from);
+    if (keyword < 0) return true;
+    const start = isEndStream(data, keyword) ? -1 : dataStart(data, keyword + STREAM.length);
+    if (start < 0) {
+      from = keyword + STREAM.length;
+      continue;
+    }
+    const end = data.indexOf(END_STREAM, start);
+    // no later stream can be complete either
+    if (end < 0) return true;
     try {
       // sync flush: a stream followed by a newline before `endstream` is still complete
-      remaining -= inflateSync(bytes.subarray(start, end), { maxOutputLength: remaining + 1, finishFlush: constants.Z_SYNC_FLUSH }).length;
+      remaining -= inflateSync(data.subarray(start, end), { maxOutputLength: remaining + 1, finishFlush: constants.Z_SYNC_FLUSH }).length;
     } catch (error) {
       if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return false;
       // not a Flate stream (images and fonts use other filters) or damaged: pdf.js judges those
     }
     if (remaining < 0) return false;
+    from = end + END_STREAM.length;
   }
-  return true;
+}
+
+function isEndStream(data: Buffer, keyword: number): boolean {
+  return keyword >= 3 && data.toString('latin1', keyword - 3, keyword) === 'end';
+}
+
+/** Where a stream's data begins: after the end of line that follows the keyword; -1 if none does. */
+function dataStart(data: Buffer, at: number): number {
+  if (data[at] === LF) return at + 1;
+  if (data[at] === CR && data[at + 1] === LF) return at + 2;
+  return -1;
 }

@@ -4,6 +4,7 @@ import { Document } from '../../db/entities.js';
 import { InvalidRequestError } from '../errors.js';
 import { chunkPages } from '../documents/chunker.js';
 import { extractDocument } from '../documents/extract.js';
+import type { HeavyWork } from '../ports/heavy-work.js';
 import type { Embedder } from '../ports/model-provider.js';
 import type { ChunkRecord, SearchIndex } from '../ports/search-index.js';
 import { analysedText, stemText } from '../text/analyse.js';
@@ -28,6 +29,8 @@ export interface IngestRequest {
   /** Who may read the store (see ensureStore): without either, the store must be an existing shared one such as `default`. */
   owner?: string | null;
   shared?: boolean;
+  /** reads the file off the event loop, within the service's budgets */
+  work: HeavyWork;
 }
 
 export interface IngestResult {
@@ -62,7 +65,7 @@ export function checkMetadata(metadata: MetadataInput): DocumentMetadata {
  */
 export async function ingestDocument(em: EntityManager, index: SearchIndex, embedder: Embedder | null, request: IngestRequest): Promise<IngestResult> {
   const metadata = checkMetadata(request.metadata);
-  const pages = await extractDocument(request.name, request.bytes);
+  const pages = await extractDocument(request.name, request.bytes, request.work, 'ingest');
   const chunks = chunkPages(pages);
   const id = documentId(request.store, request.name);
   const run = randomUUID();

@@ -25,6 +25,7 @@ export async function ingestSamples(orm: Orm, services: Services, store: string)
       name: item.name,
       bytes: new Uint8Array(await readFile(item.file)),
       metadata: item.metadata,
+      work: services.work,
     });
   }
 }

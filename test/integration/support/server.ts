@@ -37,7 +37,10 @@ export interface TestServer {
 export function testServices(overrides: Partial<Services> = {}, env: NodeJS.ProcessEnv = {}): Services {
   const config = loadConfig({ ...process.env, OPENAI_API_KEY: undefined, KEY_HASH_SECRET: HASH_SECRET, ...env });
   const services = { ...createServices(config), ...overrides };
-  onCleanup(() => services.index.close());
+  onCleanup(async () => {
+    await services.index.close();
+    await services.work.close();
+  });
   return services;
 }
 

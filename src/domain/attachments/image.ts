@@ -1,0 +1,36 @@
+import { imageSize } from 'image-size';
+import { MAX_DECODED_PIXELS, type SupportedType } from './limits.js';
+
+export type ImageType = Extract<SupportedType, `image/${string}`>;
+
+/** What the service learns from an image before it goes to the model provider. */
+export interface ReadImage {
+  width: number;
+  height: number;
+  /** the image as JPEG, for HEIC, which not every provider accepts; null: the bytes go as they are */
+  jpeg: Uint8Array | null;
+}
+
+/** An image with more pixels than are decoded; the message completes "Attachment '<name>' is too large to read: ". */
+export class TooManyPixelsError extends Error {
+  override name = 'TooManyPixelsError';
+  constructor(width: number, height: number) {
+    super(`${width}x${height} pixels, more than the ${MAX_DECODED_PIXELS} allowed`);
+  }
+}
+
+/**
+ * The size of an image, and HEIC converted to JPEG. The `image` step of
+ * src/domain/ports/heavy-work.ts: decoding and re-encoding take about a second per 50 megapixels.
+ */
+export async function readImage({ bytes, type }: { bytes: Uint8Array; type: ImageType }): Promise<ReadImage> {
+  const { width, height } = imageSize(bytes);
+  if (type !== 'image/heic') return { width, height, jpeg: null };
+  // decoding allocates 4 bytes per pixel: refuse what would not fit before decoding
+  if (width * height > MAX_DECODED_PIXELS) throw new TooManyPixelsError(width, height);
+  // loaded here, in the worker, so that the main thread never loads the decoder
+  const { default: convertHeic } = await import('heic-convert');
+  const jpeg = await convertHeic({ buffer: bytes, format: 'JPEG', quality: 0.9 });
+  const converted = imageSize(jpeg);
+  return { width: converted.width, height: converted.height, jpeg };
+}

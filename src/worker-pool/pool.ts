@@ -1,0 +1,256 @@
+import { Worker } from 'node:worker_threads';
+import type { HeavyWorkSettings } from '../config.js';
+import {
+  JobFailedError,
+  OverBudgetError,
+  OwnerBusyError,
+  ServiceBusyError,
+  type HeavyJobKind,
+  type HeavyJobs,
+  type HeavyWork,
+} from '../domain/ports/heavy-work.js';
+import type { JobMessage, WorkerMessage } from './worker.js';
+
+/** The budgets of one job and the caps on how many run and wait (src/config.ts documents each). */
+export interface PoolLimits {
+  /** jobs running at once in all, one worker thread each */
+  threads: number;
+  /** jobs of one owner running at once */
+  perOwner: number;
+  /** jobs of one owner waiting for their turn; one more is refused (429) */
+  queuePerOwner: number;
+  /** jobs waiting in all; one more is refused (503) */
+  queue: number;
+  /** how long a job may wait for its turn before it is refused (503) */
+  waitMs: number;
+  /** processor time of one job */
+  cpuMs: number;
+  /** memory of a worker running a job: its JavaScript heap plus the buffers it holds */
+  memoryMb: number;
+}
+
+// The compiled service starts the compiled worker; jest, which runs the sources, a loader that
+// compiles them the way jest does.
+const ENTRY = import.meta.url.endsWith('.ts') ? new URL('./worker-from-sources.mjs', import.meta.url) : new URL('./worker.js', import.meta.url);
+/** How often a running job's processor time and memory are read. */
+const WATCH_MS = 25;
+/**
+ * A job that has had less than a tenth of a processor for this many times its budget is stopped:
+ * the machine is overloaded (threads run at the lowest priority, behind the event loop), or the
+ * step hangs without using the processor.
+ */
+const WALL_FACTOR = 10;
+/** An idle thread ends after this long; the next job starts a new one. */
+const IDLE_MS = 60_000;
+const MB = 1024 * 1024;
+
+/** A read of a thread that ended meanwhile: its exit settles the job. */
+const ignoreEnded = () => undefined;
+
+interface Job {
+  kind: HeavyJobKind;
+  input: unknown;
+  owner: string;
+  resolve: (output: unknown) => void;
+  reject: (error: Error) => void;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Runs the heavy steps in worker threads, so the event loop stays free while they run. Each job
+ * has a budget of processor time and memory and its thread is stopped when it goes over; jobs
+ * wait for a free thread in one queue per owner, and owners take turns, so a caller who sends
+ * many slow files waits for its own jobs and not the others for it.
+ */
+export class WorkerPool implements HeavyWork {
+  private readonly idle: Thread[] = [];
+  private readonly busy = new Set<Thread>();
+  private readonly runningBy = new Map<string, number>();
+  private readonly waiting = new Map<string, Job[]>();
+  private waitingCount = 0;
+  /** when each owner with jobs last started one: the owner whose turn is longest ago goes next */
+  private readonly lastTurn = new Map<string, number>();
+  private turns = 0;
+  private closed = false;
+
+  constructor(private readonly limits: PoolLimits) {}
+
+  static fromSettings(settings: HeavyWorkSettings): WorkerPool {
+    return new WorkerPool({
+      threads: settings.HEAVY_WORK_THREADS,
+      perOwner: settings.HEAVY_WORK_PER_KEY,
+      queuePerOwner: settings.HEAVY_WORK_QUEUE_PER_KEY,
+      queue: settings.HEAVY_WORK_QUEUE,
+      waitMs: settings.HEAVY_WORK_WAIT_MS,
+      cpuMs: settings.HEAVY_WORK_CPU_MS,
+      memoryMb: settings.HEAVY_WORK_MEMORY_MB,
+    });
+  }
+
+  run<K extends HeavyJobKind>(kind: K, input: HeavyJobs[K]['input'], owner: string): Promise<HeavyJobs[K]['output']> {
+    return new Promise((resolve, reject) => {
+      // the worker answers with the output of the step it was given
+      const job: Job = { kind, input, owner, resolve: (output) => resolve(output as HeavyJobs[K]['output']), reject };
+      if (this.closed) return reject(new ServiceBusyError());
+      if (this.mayStart(owner)) return this.start(job);
+      const queue = this.waiting.get(owner) ?? [];
+      if (queue.length >= this.limits.queuePerOwner) {
+        return reject(new OwnerBusyError(this.limits.perOwner, this.limits.queuePerOwner, Math.ceil(this.limits.cpuMs / 1000)));
+      }
+      if (this.waitingCount >= this.limits.queue) return reject(new ServiceBusyError());
+      queue.push(job);
+      this.waiting.set(owner, queue);
+      this.waitingCount++;
+      job.timer = setTimeout(() => {
+        this.unqueue(job);
+        reject(new ServiceBusyError());
+      }, this.limits.waitMs);
+    });
+  }
+
+  /** Stops every thread and refuses the jobs still waiting; for programs that end. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of [...this.waiting.values()].flat()) {
+      this.unqueue(job);
+      job.reject(new ServiceBusyError());
+    }
+    await Promise.all([...this.idle.splice(0), ...this.busy].map((thread) => thread.stop()));
+  }
+
+  private mayStart(owner: string): boolean {
+    return this.busy.size < this.limits.threads && (this.runningBy.get(owner) ?? 0) < this.limits.perOwner;
+  }
+
+  private start(job: Job): void {
+    const thread = this.idle.pop() ?? new Thread(this.limits);
+    this.busy.add(thread);
+    this.runningBy.set(job.owner, (this.runningBy.get(job.owner) ?? 0) + 1);
+    this.lastTurn.set(job.owner, ++this.turns);
+    void thread.execute(job.kind, job.input).then(job.resolve, job.reject).finally(() => {
+      this.busy.delete(thread);
+      const left = this.runningBy.get(job.owner)! - 1;
+      if (left > 0) this.runningBy.set(job.owner, left);
+      else this.runningBy.delete(job.owner);
+      if (left === 0 && !this.waiting.has(job.owner)) this.lastTurn.delete(job.owner);
+      if (thread.usable && !this.closed) this.park(thread);
+      else void thread.stop();
+      this.startNext();
+    });
+  }
+
+  /** Starts waiting jobs while threads are free, the owners in turn. */
+  private startNext(): void {
+    while (this.busy.size < this.limits.threads) {
+      const ready = [...this.waiting.keys()].filter((o) => this.mayStart(o));
+      if (ready.length === 0) return;
+      const turn = (owner: string) => this.lastTurn.get(owner) ?? 0;
+      const owner = ready.reduce((a, b) => (turn(b) < turn(a) ? b : a));
+      const job = this.waiting.get(owner)![0]!;
+      this.unqueue(job);
+      this.start(job);
+    }
+  }
+
+  private unqueue(job: Job): void {
+    clearTimeout(job.timer);
+    const queue = this.waiting.get(job.owner);
+    const at = queue?.indexOf(job) ?? -1;
+    if (!queue || at < 0) return;
+    queue.splice(at, 1);
+    this.waitingCount--;
+    if (queue.length > 0) return;
+    this.waiting.delete(job.owner);
+    if (!this.runningBy.has(job.owner)) this.lastTurn.delete(job.owner);
+  }
+
+  private park(thread: Thread): void {
+    this.idle.push(thread);
+    thread.idleFor(IDLE_MS, () => {
+      const at = this.idle.indexOf(thread);
+      if (at >= 0) this.idle.splice(at, 1);
+      void thread.stop();
+    });
+  }
+}
+
+/** One worker thread; it runs one job at a time and is stopped when a job goes over budget. */
+class Thread {
+  private readonly worker: Worker;
+  /** false once the worker has ended or been stopped: it takes no more jobs */
+  usable = true;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly limits: PoolLimits) {
+    // the heap limit is a hard stop; buffers outside the heap are counted by the watch below
+    this.worker = new Worker(ENTRY, { resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb } });
+    this.worker.on('exit', () => (this.usable = false));
+  }
+
+  execute(kind: HeavyJobKind, input: unknown): Promise<unknown> {
+    clearTimeout(this.idleTimer);
+    // a running job keeps the program alive; an idle thread does not
+    this.worker.ref();
+    const { cpuMs, memoryMb } = this.limits;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      let watch: NodeJS.Timeout | undefined;
+      let wall: NodeJS.Timeout | undefined;
+      const settle = (error: Error | null, output?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(watch);
+        clearTimeout(wall);
+        this.worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        this.worker.unref();
+        if (error) reject(error);
+        else resolve(output);
+      };
+      const stopWith = (error: Error) => {
+        settle(error);
+        void this.stop();
+      };
+      const onStarted = async () => {
+        // the budget starts once the step's code is loaded: loading it does not depend on the input
+        const start = await this.cpuMs();
+        if (settled) return;
+        watch = setInterval(() => {
+          void Promise.all([this.cpuMs(), this.worker.getHeapStatistics()]).then(([now, heap]) => {
+            if (now - start > cpuMs) stopWith(new OverBudgetError('time', cpuMs));
+            else if (heap.used_heap_size + heap.external_memory > memoryMb * MB) stopWith(new OverBudgetError('memory', memoryMb));
+          }, ignoreEnded);
+        }, WATCH_MS);
+        wall = setTimeout(() => stopWith(new ServiceBusyError()), cpuMs * WALL_FACTOR);
+      };
+      const onMessage = (message: WorkerMessage) => {
+        if ('started' in message) void onStarted().catch(ignoreEnded);
+        else if (message.ok) settle(null, message.output);
+        else settle(new JobFailedError(message.name, message.message));
+      };
+      const onError = (error: Error & { code?: string }) => {
+        this.usable = false;
+        settle(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new OverBudgetError('memory', memoryMb) : new JobFailedError(error.name, error.message));
+      };
+      const onExit = () => settle(new JobFailedError('Error', 'the reader stopped unexpectedly'));
+      this.worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+      this.worker.postMessage({ kind, input } satisfies JobMessage);
+    });
+  }
+
+  /** The processor time the thread has used, in milliseconds. */
+  private async cpuMs(): Promise<number> {
+    const { user, system } = await this.worker.cpuUsage();
+    return (user + system) / 1000;
+  }
+
+  idleFor(ms: number, expire: () => void): void {
+    this.idleTimer = setTimeout(expire, ms);
+    this.idleTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.usable = false;
+    clearTimeout(this.idleTimer);
+    await this.worker.terminate();
+  }
+}

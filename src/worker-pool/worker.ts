@@ -1,0 +1,59 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort } from 'node:worker_threads';
+import type { HeavyJobKind, HeavyJobs } from '../domain/ports/heavy-work.js';
+
+// A worker thread of the pool (pool.ts): it runs one step at a time, as the pool sends them.
+
+/**
+ * The thread's scheduling priority, the lowest (nice 19): heavy work gives way to the event loop
+ * whenever both want a processor, so a busy thread costs the other requests little latency. Linux
+ * takes a thread's id where setpriority wants a process id; elsewhere the thread keeps the
+ * process's priority.
+ */
+const NICE = 19;
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').at(-1)), NICE);
+} catch {
+  // no /proc/thread-self: not Linux
+}
+
+type Step<K extends HeavyJobKind> = (input: HeavyJobs[K]['input']) => HeavyJobs[K]['output'] | Promise<HeavyJobs[K]['output']>;
+
+/**
+ * The code behind each step of src/domain/ports/heavy-work.ts, loaded when a worker first runs
+ * it (a worker that only counts tokens never loads pdf.js). Another reader for a step is a change
+ * of its line here.
+ */
+const STEPS: { [K in HeavyJobKind]: () => Promise<Step<K>> } = {
+  pdfText: async () => (await import('../domain/documents/pdf-text.js')).extractPdfPages,
+  markedText: async () => (await import('../domain/documents/pages.js')).readMarkedText,
+  image: async () => (await import('../domain/attachments/image.js')).readImage,
+  tokens: async () => (await import('../domain/answering/cost.js')).countTokens,
+};
+
+export interface JobMessage {
+  kind: HeavyJobKind;
+  input: unknown;
+}
+
+/** `started`: the step's code is loaded and its budget starts; then one result. */
+export type WorkerMessage = { started: true } | { ok: true; output: unknown } | { ok: false; name: string; message: string };
+
+const port = parentPort;
+if (!port) throw new Error('worker.ts runs as a worker thread of src/worker-pool/pool.ts');
+
+port.on('message', ({ kind, input }: JobMessage) => {
+  void run(kind, input).then((message) => port.postMessage(message));
+});
+
+async function run(kind: HeavyJobKind, input: unknown): Promise<WorkerMessage> {
+  try {
+    const step = (await STEPS[kind]()) as (input: unknown) => unknown;
+    port!.postMessage({ started: true } satisfies WorkerMessage);
+    return { ok: true, output: await step(input) };
+  } catch (error) {
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    return { ok: false, name, message };
+  }
+}

@@ -1,0 +1,52 @@
+import { describe, expect, jest, test } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { ATTACHMENT_TEXT_CHARS, LARGE_IMAGE_TOKENS, prepareAttachment, type TextAttachment } from '../../src/domain/attachments/prepare.js';
+import { UnreadableDocumentError } from '../../src/domain/documents/extract.js';
+import { InvalidAttachmentError } from '../../src/domain/errors.js';
+import { sharedStreamPdf } from '../support/pdf.js';
+import { testPool } from './support/pool.js';
+
+jest.setTimeout(30_000);
+const pool = testPool({ cpuMs: 1000 });
+const prepare = (name: string, bytes: Uint8Array) => prepareAttachment({ name, bytes, hints: { name } }, pool, 'key');
+const heic = readFileSync('test/fixtures/photo.heic');
+
+/** The HEIC fixture with the size in its header (its one `ispe` box) changed. */
+function heicClaiming(width: number, height: number): Uint8Array {
+  const bytes = Buffer.from(heic);
+  const box = bytes.indexOf('ispe');
+  bytes.writeUInt32BE(width, box + 8);
+  bytes.writeUInt32BE(height, box + 12);
+  return new Uint8Array(bytes);
+}
+
+describe('prepareAttachment', () => {
+  test('a HEIC image becomes JPEG, sized for its tokens', async () => {
+    const image = await prepare('leaf.heic', new Uint8Array(heic));
+    expect(image).toMatchObject({ kind: 'image', tokens: LARGE_IMAGE_TOKENS, dataUrl: expect.stringMatching(/^data:image\/jpeg;base64,\/9j\//) });
+  });
+
+  test('a HEIC image of more pixels than are decoded is refused before decoding, saying so', async () => {
+    const error = await prepare('huge.heic', heicClaiming(10_000, 10_000)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidAttachmentError);
+    expect((error as Error).message).toBe("Attachment 'huge.heic' is too large to read: 10000x10000 pixels, more than the 50000000 allowed. Send a smaller image.");
+  });
+
+  test('a PDF that needs more processor time than allowed is refused with what to do', async () => {
+    const error = await prepare('slow.pdf', sharedStreamPdf(40, 1 << 20)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnreadableDocumentError);
+    expect((error as Error).message).toBe(
+      'slow.pdf needs more work than allowed: reading it takes more than 1 second of processor time. Send a smaller file, or only the pages you need.',
+    );
+  });
+
+  test('a long text keeps the start an answer can read', async () => {
+    const sentence = 'Plants make their food in the leaves. ';
+    const text = `--- PAGE 1 ---\n${sentence.repeat(500)}\n--- PAGE 2 ---\n \n--- PAGE 3 ---\n${sentence.repeat(5000)}`;
+    const { pages } = (await prepare('notes.txt', new TextEncoder().encode(text))) as TextAttachment;
+    expect(pages.map((p) => p.page)).toEqual([1, 3]);
+    expect(pages[0]!.text).toBe(sentence.repeat(500).trim());
+    expect(pages[0]!.text.length + pages[1]!.text.length).toBe(ATTACHMENT_TEXT_CHARS);
+    expect(sentence.repeat(5000)).toContain(pages[1]!.text);
+  });
+});

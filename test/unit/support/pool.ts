@@ -1,0 +1,12 @@
+import { afterAll } from '@jest/globals';
+import { WorkerPool, type PoolLimits } from '../../../src/worker-pool/pool.js';
+
+/** Limits no test file's ordinary files come near; a test about a limit sets its own. */
+export const ROOMY: PoolLimits = { threads: 2, perOwner: 2, queuePerOwner: 10, queue: 50, waitMs: 120_000, cpuMs: 60_000, memoryMb: 512 };
+
+/** A worker pool (running the TypeScript sources, as jest does) for one test file, closed after it. */
+export function testPool(limits: Partial<PoolLimits> = {}): WorkerPool {
+  const pool = new WorkerPool({ ...ROOMY, ...limits });
+  afterAll(() => pool.close());
+  return pool;
+}

@@ -1,0 +1,122 @@
+import { describe, expect, jest, test } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { countTokensOf } from '../../src/domain/answering/cost.js';
+import { InvalidRequestError } from '../../src/domain/errors.js';
+import { JobFailedError, OverBudgetError, OwnerBusyError, ServiceBusyError } from '../../src/domain/ports/heavy-work.js';
+import { inflatingPdf, sharedStreamPdf } from '../support/pdf.js';
+import { testPool } from './support/pool.js';
+
+// Real worker threads running the TypeScript sources (src/worker-pool/worker-from-sources.mjs).
+// Jobs over budget run for their budget of a second, and threads start cold after each stop.
+jest.setTimeout(30_000);
+
+const sample = new Uint8Array(readFileSync('samples/curriculum/pdf/grade10-science-photosynthesis.pdf'));
+/** Takes pdf.js seconds of processor time: it parses the shared 1 MB stream again for each page. */
+const slow = sharedStreamPdf(40, 1 << 20);
+
+/** Resolves when `promise` settles, with the milliseconds since `since`. */
+const settledAfter = (promise: Promise<unknown>, since: number) =>
+  promise.then(
+    () => performance.now() - since,
+    () => performance.now() - since,
+  );
+
+describe('budgets', () => {
+  const pool = testPool({ cpuMs: 1000 });
+  const small = testPool({ memoryMb: 64 });
+
+  test('a job over its processor time is stopped with OverBudgetError, and the event loop stays free meanwhile', async () => {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const error = await pool.run('pdfText', slow, 'a').catch((e: unknown) => e);
+    delay.disable();
+    expect(error).toBeInstanceOf(OverBudgetError);
+    expect(error).toMatchObject({ budget: 'time', message: 'more than 1 second of processor time' });
+    // on the event loop the same file holds it for seconds
+    expect(delay.max / 1e6).toBeLessThan(200);
+  });
+
+  test('a job over its memory is stopped with OverBudgetError, counting the buffers outside the heap', async () => {
+    // 60 MB of inflated content: within the inflation budget, over the 64 MB of this worker
+    const error = await small.run('pdfText', inflatingPdf(60 * 1024 * 1024), 'a').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OverBudgetError);
+    expect(error).toMatchObject({ budget: 'memory', message: 'more than 64 MB of memory' });
+  });
+
+  test('a stopped thread is replaced: the next job runs', async () => {
+    await expect(pool.run('pdfText', slow, 'a')).rejects.toThrow(OverBudgetError);
+    expect(await pool.run('pdfText', sample, 'a')).toHaveLength(4);
+  });
+
+  test("a step's own failure comes back with its name and message", async () => {
+    const error = await pool.run('pdfText', new TextEncoder().encode('%PDF-1.7\nnot really'), 'a').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobFailedError);
+    expect(error).toMatchObject({ name: 'InvalidPDFException', message: 'Invalid PDF structure.' });
+  });
+
+  test('an answer whose texts take too long to count is refused with a readable 400', async () => {
+    // byte-pair encoding of one long word takes time that grows with the square of its length
+    const error = await countTokensOf(pool, 'a', ['ක'.repeat(40_000)]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect((error as Error).message).toBe(
+      'The question and its attachments need more work than allowed to count their tokens: more than 1 second of processor time. Send shorter attachments.',
+    );
+  });
+});
+
+describe('caps', () => {
+  const onePerOwner = testPool({ threads: 3, perOwner: 1, cpuMs: 1000 });
+  const oneThread = testPool({ threads: 1, perOwner: 1, cpuMs: 1000 });
+  const shortQueues = testPool({ threads: 1, perOwner: 1, queuePerOwner: 2, queue: 3, cpuMs: 1000 });
+  const shortWait = testPool({ threads: 1, waitMs: 300, cpuMs: 1000 });
+
+  test('an owner runs one job at a time; another owner does not wait behind it', async () => {
+    const since = performance.now();
+    const [first, second, other] = await Promise.all([
+      settledAfter(onePerOwner.run('pdfText', slow, 'a'), since),
+      settledAfter(onePerOwner.run('pdfText', slow, 'a'), since),
+      settledAfter(onePerOwner.run('pdfText', sample, 'b'), since),
+    ]);
+    // the second job of 'a' starts when the first is stopped and then uses its own second
+    expect(second - first).toBeGreaterThan(900);
+    expect(other).toBeLessThan(first);
+  });
+
+  test('owners take turns: a waiting owner goes before the next job of the owner that just ran', async () => {
+    const order: string[] = [];
+    const track = (name: string, job: Promise<unknown>) => job.then(() => order.push(name), () => order.push(name));
+    await Promise.all([
+      track('a1', oneThread.run('pdfText', slow, 'a')),
+      track('a2', oneThread.run('tokens', ['a'], 'a')),
+      track('b1', oneThread.run('tokens', ['b'], 'b')),
+    ]);
+    expect(order).toEqual(['a1', 'b1', 'a2']);
+  });
+
+  test("jobs beyond an owner's queue are refused at once with 429, beyond the service's queue with 503", async () => {
+    const admitted = [shortQueues.run('pdfText', slow, 'a'), shortQueues.run('tokens', ['x'], 'a'), shortQueues.run('tokens', ['x'], 'a')];
+    const overOwner = await shortQueues.run('tokens', ['x'], 'a').catch((e: unknown) => e);
+    expect(overOwner).toBeInstanceOf(OwnerBusyError);
+    expect(overOwner).toMatchObject({
+      code: 'rate_limit_exceeded',
+      data: { retryAfterSeconds: 1 },
+      message: 'Too many files are being read for this API key at once: at most 1 at a time and 2 waiting. Retry when your earlier requests have finished.',
+    });
+    admitted.push(shortQueues.run('tokens', ['x'], 'b'));
+    const overService = await shortQueues.run('tokens', ['x'], 'c').catch((e: unknown) => e);
+    expect(overService).toBeInstanceOf(ServiceBusyError);
+    expect(overService).toMatchObject({ code: 'dependency_unavailable' });
+    const outcomes = await Promise.allSettled(admitted);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+  });
+
+  test('a job that waits longer than allowed for its turn is refused with 503', async () => {
+    const since = performance.now();
+    const running = shortWait.run('pdfText', slow, 'a');
+    const late = shortWait.run('tokens', ['x'], 'b');
+    await expect(late).rejects.toThrow(ServiceBusyError);
+    expect(performance.now() - since).toBeLessThan(1000);
+    await expect(running).rejects.toThrow(OverBudgetError);
+  });
+});
