@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     log.info({ signal, open: inFlight.size, graceMs: grace }, 'shutting down: no new connections, open requests may finish');
     // requests in progress finish (up to the grace period); idle keep-alive connections close now
     server.close(() => {
-      void Promise.all([orm.close(), services.index.close()]).then(() => process.exit(0));
+      void Promise.all([orm.close(), services.index.close(), services.work.close()]).then(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => {

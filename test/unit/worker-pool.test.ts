@@ -120,3 +120,13 @@ describe('caps', () => {
     await expect(running).rejects.toThrow(OverBudgetError);
   });
 });
+
+describe('token counting', () => {
+  test('ordinary text is counted on the spot, so concurrent queries of one key never queue for it', async () => {
+    const unused = { run: () => Promise.reject(new Error('the pool was asked')) };
+    const texts = ['What do plants need for photosynthesis?', 'ප්‍රභාසංශ්ලේෂණය සඳහා ශාක වලට ආලෝකය අවශ්‍ය වේ. '.repeat(400)];
+    await expect(countTokensOf(unused, 'a', texts)).resolves.toEqual([expect.any(Number), expect.any(Number)]);
+    // a long run without whitespace is what makes the tokenizer slow: that goes to the pool
+    await expect(countTokensOf(unused, 'a', ['x'.repeat(300)])).rejects.toThrow('the pool was asked');
+  });
+});

@@ -13,8 +13,17 @@ export function countTokens(texts: string[]): number[] {
   return texts.map((text) => count(text));
 }
 
-/** countTokens off the event loop, on `owner`'s share of `work`. */
+/** Ordinary text tokenizes in a few milliseconds; only long runs without whitespace are slow. */
+const INLINE_MAX_CHARS = 100_000;
+const LONG_RUN = /\S{257}/;
+
+/**
+ * The tokens of each text: counted here when that is cheap (ordinary text, so concurrent queries
+ * never queue behind each other for it), else off the event loop on `owner`'s share of `work`.
+ */
 export async function countTokensOf(work: HeavyWork, owner: string, texts: string[]): Promise<number[]> {
+  const chars = texts.reduce((sum, text) => sum + text.length, 0);
+  if (chars <= INLINE_MAX_CHARS && !texts.some((text) => LONG_RUN.test(text))) return countTokens(texts);
   try {
     return await work.run('tokens', texts, owner);
   } catch (error) {
