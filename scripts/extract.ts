@@ -5,28 +5,22 @@
 // A file the service refuses prints the message the API answers with (its `detail`) and exits 1.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ConfigError, loadHeavyWorkSettings } from '../src/config.js';
 import { extractDocument } from '../src/domain/documents/extract.js';
 import { joinPages } from '../src/domain/documents/pages.js';
 import { ServiceError } from '../src/domain/errors.js';
 import { WorkerPool } from '../src/worker-pool/pool.js';
+import { commandLine, usageError } from './lib/command-line.js';
 
 const USAGE = `usage: npm run extract -- <file>
 Prints the text the service reads from a PDF, .txt or .md file, each page after a
 "--- PAGE <n> ---" line. A file the service refuses prints the reason and exits with status 1.`;
 
 function usage(problem: string): never {
-  console.error(`extract: ${problem}\n${USAGE}`);
-  process.exit(2);
+  return usageError('extract', USAGE, problem);
 }
 
-let parsed;
-try {
-  parsed = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
-} catch (error) {
-  usage((error as Error).message);
-}
+const parsed = commandLine('extract', USAGE, { allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
 if (parsed.values.help) {
   console.log(USAGE);
   process.exit(0);

@@ -10,7 +10,6 @@
 // owner account, or --shared on purpose, so that no store becomes readable by every key by accident.
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { configOrExit } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
@@ -19,6 +18,7 @@ import { ServiceError } from '../src/domain/errors.js';
 import { checkMetadata, ingestDocument, type MetadataInput } from '../src/domain/ingestion/ingest.js';
 import { DEFAULT_STORE, ensureStore } from '../src/domain/stores/stores.js';
 import { createServices } from '../src/services.js';
+import { commandLine, usageError } from './lib/command-line.js';
 
 interface Item {
   file: string;
@@ -35,35 +35,26 @@ const USAGE = `usage: npm run ingest -- --manifest <file.json> [--if-empty] [--s
   --if-empty        do nothing when the store already has documents`;
 
 function fail(message: string): never {
-  console.error(`ingest: ${message}\n${USAGE}`);
-  process.exit(2);
+  return usageError('ingest', USAGE, message);
 }
 
-function parse() {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        manifest: { type: 'string' },
-        store: { type: 'string', default: DEFAULT_STORE },
-        account: { type: 'string' },
-        shared: { type: 'boolean', default: false },
-        'if-empty': { type: 'boolean', default: false },
-        name: { type: 'string' },
-        subject: { type: 'string' },
-        grade: { type: 'string' },
-        category: { type: 'string' },
-        language: { type: 'string' },
-        year: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    // parseArgs says which option is unknown or lacks its value
-    fail((error as Error).message);
-  }
-}
-const { values, positionals } = parse();
+const { values, positionals } = commandLine('ingest', USAGE, {
+  allowPositionals: true,
+  options: {
+    manifest: { type: 'string' },
+    store: { type: 'string', default: DEFAULT_STORE },
+    account: { type: 'string' },
+    shared: { type: 'boolean', default: false },
+    'if-empty': { type: 'boolean', default: false },
+    name: { type: 'string' },
+    subject: { type: 'string' },
+    grade: { type: 'string' },
+    category: { type: 'string' },
+    language: { type: 'string' },
+    year: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
 
 /** An error's message, with its cause's (the search index's own words) for the operator. */
 function reason(error: unknown): string {

@@ -6,13 +6,13 @@
 //   npm run keys -- key create --account <id> [--name <label>] [--env live|test] [--read-only] [--allow-ip <ip or CIDR>]...
 //   npm run keys -- key list [--account <id>]
 //   npm run keys -- key revoke --key <id>
-import { parseArgs } from 'node:util';
 import { configOrExit, keyHashSecret } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Account, SUBSCRIPTION_STATES, type SubscriptionState } from '../src/db/entities.js';
 import { createAccount, setSubscription } from '../src/domain/accounts/accounts.js';
 import { createKey, listKeys, revokeKey } from '../src/domain/keys/keys.js';
 import { NoActivePlanError } from '../src/domain/errors.js';
+import { commandLine } from './lib/command-line.js';
 
 const USAGE = `usage: npm run keys -- <command>
   account create --name <name> [--email <email>]
@@ -24,7 +24,7 @@ const USAGE = `usage: npm run keys -- <command>
 
 class UsageError extends Error {}
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = commandLine('keys', USAGE, {
   allowPositionals: true,
   options: {
     name: { type: 'string' },

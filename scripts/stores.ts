@@ -3,11 +3,11 @@
 //   npm run stores -- check                               ownerless stores nobody marked shared; exits 1 when there are any
 //   npm run stores -- assign --store <id> --account <id>  give an ownerless store to an account
 //   npm run stores -- share --store <id>                  mark an ownerless store as shared with every key, on purpose
-import { parseArgs } from 'node:util';
 import { configOrExit } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { ServiceError } from '../src/domain/errors.js';
 import { assignStore, listStores, shareStore, undecidedStores, type StoreSummary } from '../src/domain/stores/stores.js';
+import { commandLine, usageError } from './lib/command-line.js';
 
 const USAGE = `usage: npm run stores -- <command>
   list                                 every store, its owner account or "shared", and its document count
@@ -16,18 +16,10 @@ const USAGE = `usage: npm run stores -- <command>
   share --store <id>                   mark an ownerless store as shared: every key on every plan reads it`;
 
 function usage(message: string): never {
-  console.error(`stores: ${message}\n${USAGE}`);
-  process.exit(2);
+  return usageError('stores', USAGE, message);
 }
 
-function parse() {
-  try {
-    return parseArgs({ allowPositionals: true, options: { store: { type: 'string' }, account: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    usage((error as Error).message);
-  }
-}
-const { values, positionals } = parse();
+const { values, positionals } = commandLine('stores', USAGE, { allowPositionals: true, options: { store: { type: 'string' }, account: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
 
 if (values.help) {
   console.log(USAGE);

@@ -56,6 +56,11 @@ describe('npm run keys', () => {
     const unknown = await run('keys', 'key', 'rotate');
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain("unknown command 'key rotate'");
+    const option = await run('keys', 'key', 'list', '--colour', 'red');
+    expect(option.status).toBe(2);
+    expect(option.stderr).toMatch(/^keys: Unknown option '--colour'/);
+    expect(option.stderr).toContain('usage: npm run keys');
+    expect(option.stderr).not.toMatch(/\n\s+at /);
   });
 });
 
