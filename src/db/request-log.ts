@@ -18,17 +18,6 @@ export interface CounterPeriods {
   month: string;
 }
 
-/**
- * Runs `work` in one transaction that holds a row lock on the key, so that work on the same key
- * (from any number of server processes) runs one after another and sees what the previous one wrote.
- */
-export async function withKeyLocked<T>(em: EntityManager, keyId: string, work: (tx: EntityManager) => Promise<T>): Promise<T> {
-  return em.transactional(async (tx) => {
-    await tx.execute('select id from api_key where id = ? for update', [keyId]);
-    return work(tx);
-  });
-}
-
 /** How many of the key's requests were logged after `since`, and when the oldest of them was. */
 export async function requestsSince(em: EntityManager, keyId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
   const [row] = await em.execute<{ n: number; oldest: Date | null }[]>(
@@ -38,35 +27,50 @@ export async function requestsSince(em: EntityManager, keyId: string, since: Dat
   return { count: row?.n ?? 0, oldest: row?.oldest ? new Date(row.oldest) : null };
 }
 
-/** The key's counters for the day and the month (0 for a period without requests). */
-export async function countersOf(em: EntityManager, keyId: string, periods: CounterPeriods): Promise<{ day: number; month: number }> {
-  const rows = await em.execute<{ period: 'day' | 'month'; count: number }[]>(
-    `select period, count from usage_counter where api_key_id = ?
-       and ((period = 'day' and period_start = ?) or (period = 'month' and period_start = ?))`,
-    [keyId, periods.day, periods.month],
-  );
-  return {
-    day: rows.find((r) => r.period === 'day')?.count ?? 0,
-    month: rows.find((r) => r.period === 'month')?.count ?? 0,
-  };
+/** The limits a request is admitted under, and the figures they were checked against. */
+export interface AdmissionLimits {
+  perMinute: number;
+  perDay: number;
+  perMonth: number;
+}
+
+export interface AdmissionFigures {
+  /** The new log row when the request was admitted, else null. */
+  logId: string | null;
+  /** Before this request: the key's requests after `windowStart`, the oldest of them, and its counters. */
+  inWindow: number;
+  oldestInWindow: Date | null;
+  today: number;
+  thisMonth: number;
 }
 
 /**
- * Counts an admitted request: its log row, one more on the day and month counters, and the
- * key's last use. Returns the id of the log row, which the outcome completes later.
+ * Admits the request if the window, the day and the month all have room, in one call of the
+ * database function admit_request (Migration20261123010000): under the key's row lock, so that
+ * requests on the same key from any number of server processes are counted one after another.
+ * An admitted request gets its log row, one more on its day and month counters, and the key's
+ * last use.
  */
-export async function logAdmitted(em: EntityManager, keyId: string, request: LoggedRequest, at: Date, periods: CounterPeriods): Promise<string> {
-  const [logged] = await em.execute<{ id: string }[]>(
-    'insert into request_log (api_key_id, request_id, method, endpoint, created_at) values (?, ?, ?, ?, ?) returning id',
-    [keyId, request.requestId, request.method, request.endpoint, at],
+export async function admitRequest(
+  em: EntityManager,
+  keyId: string,
+  request: LoggedRequest,
+  at: Date,
+  windowStart: Date,
+  periods: CounterPeriods,
+  limits: AdmissionLimits,
+): Promise<AdmissionFigures> {
+  const [row] = await em.execute<{ log_id: string | null; in_window: number; oldest: Date | null; today: number; this_month: number }[]>(
+    'select * from admit_request(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [keyId, request.requestId, request.method, request.endpoint, at, windowStart, periods.day, periods.month, limits.perMinute, limits.perDay, limits.perMonth],
   );
-  await em.execute(
-    `insert into usage_counter (api_key_id, period, period_start, count) values (?, 'day', ?, 1), (?, 'month', ?, 1)
-     on conflict (api_key_id, period, period_start) do update set count = usage_counter.count + 1`,
-    [keyId, periods.day, keyId, periods.month],
-  );
-  await em.execute('update api_key set last_used_at = ? where id = ?', [at, keyId]);
-  return String(logged!.id);
+  return {
+    logId: row?.log_id == null ? null : String(row.log_id),
+    inWindow: row?.in_window ?? 0,
+    oldestInWindow: row?.oldest ? new Date(row.oldest) : null,
+    today: row?.today ?? 0,
+    thisMonth: row?.this_month ?? 0,
+  };
 }
 
 export interface LoggedOutcome {

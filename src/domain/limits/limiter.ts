@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { countersOf, logAdmitted, requestsSince, withKeyLocked, type CounterPeriods, type LoggedRequest } from '../../db/request-log.js';
+import { admitRequest, requestsSince, type CounterPeriods, type LoggedRequest } from '../../db/request-log.js';
 import type { Principal } from '../keys/principal.js';
 import { startOfUtcDay, startOfUtcMonth, utcDate } from './periods.js';
 import { decide, windowHeaders, WINDOW_MS, type Limits, type WindowHeaders } from './window.js';
@@ -19,30 +19,30 @@ function windowOf(em: EntityManager, keyId: string, now: Date) {
 }
 
 /**
- * Admits one request for the key or refuses it, exactly: the key's row is locked for the
- * transaction, so concurrent requests (from any number of server processes) are counted one
- * after another, and an admitted request is logged and counted before the lock is released.
+ * Admits one request for the key or refuses it, exactly: the database admits and counts it in
+ * one call under the key's row lock (src/db/request-log.ts), so concurrent requests from any
+ * number of server processes are counted one after another; the refusal is explained here.
  */
 export async function admit(em: EntityManager, principal: Principal, request: LoggedRequest, now: Date): Promise<Admission> {
   const limits = limitsOf(principal);
   const periods: CounterPeriods = { day: utcDate(startOfUtcDay(now)), month: utcDate(startOfUtcMonth(now)) };
-  return withKeyLocked(em, principal.keyId, async (tx) => {
-    const window = await windowOf(tx, principal.keyId, now);
-    const counters = await countersOf(tx, principal.keyId, periods);
-    const decision = decide(limits, { inWindow: window.count, oldestInWindow: window.oldest, today: counters.day, thisMonth: counters.month }, now);
-    if (!decision.admitted) {
-      return {
-        admitted: false as const,
-        window: windowHeaders(limits.perMinute, window.count, window.oldest, now),
-        error: new LimitExceededError(decision.kind, decision.retryAfterSeconds, refusalMessage(decision.kind, principal)),
-      };
-    }
+  const figures = await admitRequest(em, principal.keyId, request, now, new Date(now.getTime() - WINDOW_MS), periods, limits);
+  const counts = { inWindow: figures.inWindow, oldestInWindow: figures.oldestInWindow, today: figures.today, thisMonth: figures.thisMonth };
+  const decision = decide(limits, counts, now);
+  // the database applied the same rule to the same figures
+  if (decision.admitted !== (figures.logId !== null)) throw new Error('the limiter and the database disagree on an admission');
+  if (!decision.admitted) {
     return {
-      admitted: true as const,
-      logId: await logAdmitted(tx, principal.keyId, request, now, periods),
-      window: windowHeaders(limits.perMinute, window.count + 1, window.oldest ?? now, now),
+      admitted: false,
+      window: windowHeaders(limits.perMinute, counts.inWindow, counts.oldestInWindow, now),
+      error: new LimitExceededError(decision.kind, decision.retryAfterSeconds, refusalMessage(decision.kind, principal)),
     };
-  });
+  }
+  return {
+    admitted: true,
+    logId: figures.logId!,
+    window: windowHeaders(limits.perMinute, counts.inWindow + 1, counts.oldestInWindow ?? now, now),
+  };
 }
 
 /** The per-minute window as it stands, for responses to requests that are not counted. */
