@@ -6,9 +6,10 @@ export interface Span {
 const SENTENCES = new Intl.Segmenter('en', { granularity: 'sentence' });
 const MARKER_LINE = /^--- PAGE \d+ ---$/gm;
 // PDF text breaks lines inside sentences, and the segmenter ends a sentence at every line
-// break. Only a blank line (a paragraph break) or a list item or heading on the next line
-// should end one.
-const LINE_WRAP = /(?<!\n)\n(?![\n#•*-]|\d+[.)] )/g;
+// break. Only a blank line (a paragraph break), a list item or heading on the next line, or a
+// short line without closing punctuation before a line that does not go on in lower case (a
+// title, a heading, page furniture such as "Grade 10 Science, Unit 4") should end one.
+const LINE_WRAP = /(?<!\n)(?:(?<!(?:^|\n)[^\n]{0,39}[^\s.!?,;:])\n|\n(?=[a-z]))(?![\n#•*-]|\d+[.)] )/g;
 
 /**
  * Where the sentences of a text are: each span starts and ends at non-whitespace.
