@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../config.js';
+import { legacyFontProblem, legacySinhalaFont } from '../domain/documents/legacy-fonts.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { OverBudgetError } from '../domain/ports/heavy-work.js';
@@ -18,7 +19,7 @@ export interface ToolLimits {
 }
 
 /** The tools this reader runs, with `timeout` and `prlimit` (coreutils, util-linux) around them. */
-const TOOLS = ['pdfinfo', 'pdftotext', 'timeout', 'prlimit'];
+const TOOLS = ['pdfinfo', 'pdffonts', 'pdftotext', 'timeout', 'prlimit'];
 
 /** Throws a ConfigError naming what to install when a tool is missing: the service does not start without them. */
 export function requirePopplerTools(): void {
@@ -75,9 +76,19 @@ function popplerError(stderr: string): Error {
   return new Error(last ? `it cannot be parsed (${last})` : 'it cannot be parsed');
 }
 
+/** The names in pdffonts' table: the first column of each line after the dashes. */
+function fontNames(table: string): string[] {
+  const lines = table.split('\n');
+  const start = lines.findIndex((line) => line.startsWith('---'));
+  return lines
+    .slice(start + 1)
+    .map((line) => line.split(/\s+/)[0]!)
+    .filter((name) => name !== '');
+}
+
 /**
  * The text of every page, in order, repaired and normalised; empty strings for pages without
- * text. The `pdfText` step of src/domain/ports/heavy-work.ts. Errors complete "<file> is not a
+ * text. A file whose text is in a legacy Sinhala font is refused (legacy-fonts.ts). The `pdfText` step of src/domain/ports/heavy-work.ts. Errors complete "<file> is not a
  * readable PDF: ".
  */
 export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promise<string[]> {
@@ -90,6 +101,8 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
     const pages = Number(/^Pages:\s+(\d+)$/m.exec(info)?.[1] ?? 0);
     if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages; at most ${MAX_PAGES} are read`);
     if (pages === 0) return [];
+    const legacy = legacySinhalaFont(fontNames(await tool('pdffonts', ['-l', String(pages), file], limits)));
+    if (legacy) throw new Error(legacyFontProblem(legacy));
     // the default mode reads in reading order; each page ends with a form feed
     const text = await tool('pdftotext', ['-enc', 'UTF-8', '-l', String(pages), file, '-'], limits);
     return finishPdfPages(text.split('\f').slice(0, pages));
