@@ -11,6 +11,7 @@
 //   chromium   Chromium's print to PDF of an HTML page (HarfBuzz shaping, Skia)
 //   libreoffice  LibreOffice Writer's PDF export of the same HTML
 //   pango      pango-view's PDF (cairo), one page at a time, joined by pdfunite
+// and password-protected.pdf, LibreOffice's English pages that open only with the password "fixture".
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
 //   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core
 import { execFileSync } from 'node:child_process';
@@ -94,14 +95,14 @@ function chromium(htmlFile, out) {
   ], { quiet: true }); // it logs its missing D-Bus at length
 }
 
-function libreoffice(htmlFile, out, work) {
+function libreoffice(htmlFile, out, work, filter = 'pdf:writer_pdf_Export') {
   const dir = path.join(work, 'lo-out');
   run('soffice', [
     `-env:UserInstallation=file://${work}/lo-profile`,
     '--headless',
     '--infilter=HTML (StarWriter)',
     '--convert-to',
-    'pdf:writer_pdf_Export',
+    filter,
     '--outdir',
     dir,
     htmlFile,
@@ -136,6 +137,10 @@ try {
     pango(pages, spec, path.join(OUT, `pango-${language}.pdf`), work);
     console.log(`${language}: ${pages.length} pages by pdfkit, chromium, libreoffice, pango`);
   }
+  // a file that opens only with a password, for the refusal that says so
+  const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
+  libreoffice(path.join(work, 'english.html'), path.join(OUT, 'password-protected.pdf'), work, `pdf:writer_pdf_Export:${JSON.stringify(encrypt)}`);
+  console.log('password-protected.pdf: English pages by libreoffice, password "fixture"');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -13,7 +13,7 @@ jest.setTimeout(30_000);
 
 const sample = new Uint8Array(readFileSync('samples/curriculum/pdf/grade10-science-photosynthesis.pdf'));
 /** Takes the PDF reader seconds of processor time: it parses the shared 1 MB stream again for each page. */
-const slow = sharedStreamPdf(40, 1 << 20);
+const slow = sharedStreamPdf(160, 1 << 20);
 
 /** Resolves when `promise` settles, with the milliseconds since `since`. */
 const settledAfter = (promise: Promise<unknown>, since: number) =>
