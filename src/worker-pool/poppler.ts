@@ -40,9 +40,11 @@ export function requirePopplerTools(): void {
 }
 
 /**
- * A tool that ran out of processor time or memory; the pool reports it as the worker's own
- * overrun. The tool runs under `timeout` and `prlimit`, outside the worker thread, so the
- * limits hold even when the pool stops the thread: the kernel ends the tool, not this code.
+ * Runs one tool within the job's budget and gives its output. The tool runs under `timeout` and
+ * `prlimit` (processor seconds, address space), so the kernel ends it when it goes over, even
+ * when the pool has stopped this thread meanwhile; that rejects with OverBudgetError, which the
+ * pool reports as the job's own overrun. Each tool of a file gets the whole budget: pdfinfo and
+ * pdffonts read only the file's structure, pdftotext does the work.
  */
 async function tool(name: string, args: string[], { cpuMs, memoryMb }: ToolLimits): Promise<string> {
   const cpuSeconds = Math.max(1, Math.ceil(cpuMs / 1000));
@@ -54,7 +56,9 @@ async function tool(name: string, args: string[], { cpuMs, memoryMb }: ToolLimit
       if (!error) return resolve(stdout);
       // more text than a file within the inflation budget can hold: the tool was stopped
       if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new OverBudgetError('memory', memoryMb));
-      // timeout's status is 124 when it ended the tool; a tool the kernel ended takes timeout with it
+      // timeout's status is 124 when it ended the tool (waiting that long means an overloaded
+      // machine or a hung tool; either way the file had its time); a tool the kernel ended
+      // takes timeout with it
       const signal = error.signal ?? (typeof error.code === 'number' && error.code > 128 ? error.code - 128 : undefined);
       if (error.code === 124 || signal === 'SIGXCPU' || signal === 'SIGKILL' || signal === 24 || signal === 9) {
         return reject(new OverBudgetError('time', cpuMs));
@@ -88,8 +92,8 @@ function fontNames(table: string): string[] {
 
 /**
  * The text of every page, in order, repaired and normalised; empty strings for pages without
- * text. A file whose text is in a legacy Sinhala font is refused (legacy-fonts.ts). The `pdfText` step of src/domain/ports/heavy-work.ts. Errors complete "<file> is not a
- * readable PDF: ".
+ * text. A file in a legacy Sinhala font is refused (src/domain/documents/legacy-fonts.ts). The
+ * `pdfText` step of src/domain/ports/heavy-work.ts; errors complete "<file> is not a readable PDF: ".
  */
 export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promise<string[]> {
   if (!inflatesWithin(bytes)) throw new Error(`its content expands to more than ${MAX_INFLATED_BYTES} bytes`);
@@ -103,7 +107,8 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
     if (pages === 0) return [];
     const legacy = legacySinhalaFont(fontNames(await tool('pdffonts', ['-l', String(pages), file], limits)));
     if (legacy) throw new Error(legacyFontProblem(legacy));
-    // the default mode reads in reading order; each page ends with a form feed
+    // the default mode reads in reading order (the README has the comparison with -raw and
+    // -layout); each page ends with a form feed
     const text = await tool('pdftotext', ['-enc', 'UTF-8', '-l', String(pages), file, '-'], limits);
     return finishPdfPages(text.split('\f').slice(0, pages));
   } finally {
