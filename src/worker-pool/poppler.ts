@@ -22,10 +22,10 @@ export interface ToolLimits {
 const TOOLS = ['pdfinfo', 'pdffonts', 'pdftotext', 'timeout', 'prlimit'];
 
 /** Throws a ConfigError naming what to install when a tool is missing: the service does not start without them. */
-export function requirePopplerTools(): void {
+export function requirePopplerTools(env: NodeJS.ProcessEnv = process.env): void {
   const missing = TOOLS.filter((name) => {
     try {
-      execFileSync(name, ['--help'], { stdio: 'ignore', timeout: 10_000 });
+      execFileSync(name, ['--help'], { stdio: 'ignore', timeout: 10_000, env });
       return false;
     } catch (error) {
       // poppler's tools exit 0 or 99 on --help; only a missing command is missing

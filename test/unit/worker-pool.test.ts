@@ -1,10 +1,13 @@
 import { describe, expect, jest, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { ConfigError, loadHeavyWorkSettings } from '../../src/config.js';
 import { countTokensOf } from '../../src/domain/answering/cost.js';
 import { InvalidRequestError } from '../../src/domain/errors.js';
 import { JobFailedError, OverBudgetError, OwnerBusyError, ServiceBusyError } from '../../src/domain/ports/heavy-work.js';
 import { sharedStreamPdf } from '../support/pdf.js';
+import { requirePopplerTools } from '../../src/worker-pool/poppler.js';
+import { WorkerPool } from '../../src/worker-pool/pool.js';
 import { testPool } from './support/pool.js';
 
 // Real worker threads running the TypeScript sources (src/worker-pool/worker-from-sources.mjs).
@@ -128,5 +131,24 @@ describe('token counting', () => {
     await expect(countTokensOf(unused, 'a', texts)).resolves.toEqual([expect.any(Number), expect.any(Number)]);
     // a long run without whitespace is what makes the tokenizer slow: that goes to the pool
     await expect(countTokensOf(unused, 'a', ['x'.repeat(300)])).rejects.toThrow('the pool was asked');
+  });
+});
+
+describe('starting', () => {
+  test("without poppler's tools on PATH the reader refuses to start, saying what to install", () => {
+    expect(() => requirePopplerTools({ PATH: '/nonexistent' })).toThrow(
+      new ConfigError(
+        'Cannot read PDFs: pdfinfo, pdffonts, pdftotext, timeout, prlimit not found on PATH. Install poppler-utils (Debian: apt-get install poppler-utils), or run scripts/setup.sh.',
+      ),
+    );
+  });
+
+  test('with the tools installed the service\'s pool starts and reads', async () => {
+    const pool = WorkerPool.fromSettings(loadHeavyWorkSettings({}));
+    try {
+      expect(await pool.run('pdfText', sample, 'a')).toHaveLength(4);
+    } finally {
+      await pool.close();
+    }
   });
 });
