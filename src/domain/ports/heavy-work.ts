@@ -10,7 +10,7 @@ import { ServiceError } from '../errors.js';
  * another reader without changing a caller.
  */
 export interface HeavyJobs {
-  /** The text of each page of a PDF, in order, repaired and normalised (src/domain/documents/pdf-text.ts). */
+  /** The text of each page of a PDF, in order, repaired and normalised (finishPdfPages in src/domain/documents/pdf-text.ts). */
   pdfText: { input: Uint8Array; output: string[] };
   /** UTF-8 text split at its `--- PAGE <n> ---` lines (src/domain/documents/pages.ts). */
   markedText: { input: Uint8Array; output: Page[] };
