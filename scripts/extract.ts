@@ -28,9 +28,9 @@ if (parsed.values.help) {
 if (parsed.positionals.length !== 1) usage('give exactly one file');
 const file = parsed.positionals[0]!;
 
-let settings;
+let work;
 try {
-  settings = loadHeavyWorkSettings();
+  work = WorkerPool.fromSettings(loadHeavyWorkSettings());
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(error.message);
@@ -44,7 +44,6 @@ try {
   usage(`cannot read ${file}: ${(error as Error).message}`);
 }
 
-const work = WorkerPool.fromSettings(settings);
 try {
   const pages = await extractDocument(basename(file), bytes, work, 'extract');
   process.stdout.write(`${joinPages(pages)}\n`);

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Installs everything the project needs into the project (nothing system-wide except the
-# "postgres" user that PostgreSQL needs when run as root): the pinned Node and npm, the npm
-# packages, the compiled service, and with --contract the Python tools of the contract tests.
+# "postgres" user that PostgreSQL needs when run as root, and Debian's poppler-utils when
+# pdftotext is missing): the pinned Node and npm, the npm packages, the compiled service, and
+# with --contract the Python tools of the contract tests.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 ensure_node
 cd "$REPO_DIR"
+
+# poppler's pdftotext reads the PDFs (src/worker-pool/poppler.ts); the service does not start without it
+if ! command -v pdftotext >/dev/null || ! command -v pdfinfo >/dev/null || ! command -v pdffonts >/dev/null; then
+  log "installing poppler-utils (pdftotext, pdfinfo, pdffonts)"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; fi
+fi
 
 # npm ci only when the lockfile changed since the last install
 stamp="node_modules/.lock-sha"

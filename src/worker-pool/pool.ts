@@ -9,6 +9,7 @@ import {
   type HeavyJobs,
   type HeavyWork,
 } from '../domain/ports/heavy-work.js';
+import { requirePopplerTools, type ToolLimits } from './poppler.js';
 import type { JobMessage, WorkerMessage } from './worker.js';
 
 /** The budgets of one job and the caps on how many run and wait (src/config.ts documents each). */
@@ -75,7 +76,9 @@ export class WorkerPool implements HeavyWork {
 
   constructor(private readonly limits: PoolLimits) {}
 
+  /** The pool of the service and its commands; throws when a reader's tools are not installed. */
   static fromSettings(settings: HeavyWorkSettings): WorkerPool {
+    requirePopplerTools();
     return new WorkerPool({
       threads: settings.HEAVY_WORK_THREADS,
       perOwner: settings.HEAVY_WORK_PER_KEY,
@@ -183,7 +186,10 @@ class Thread {
 
   constructor(private readonly limits: PoolLimits) {
     // the heap limit is a hard stop; buffers outside the heap are counted by the watch below
-    this.worker = new Worker(ENTRY, { resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb } });
+    this.worker = new Worker(ENTRY, {
+      resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
+      workerData: { cpuMs: limits.cpuMs, memoryMb: limits.memoryMb } satisfies ToolLimits,
+    });
     this.worker.on('exit', () => (this.usable = false));
   }
 
@@ -225,6 +231,7 @@ class Thread {
       const onMessage = (message: WorkerMessage) => {
         if ('started' in message) void onStarted().catch(ignoreEnded);
         else if (message.ok) settle(null, message.output);
+        else if ('budget' in message) settle(new OverBudgetError(message.budget, message.limit));
         else settle(new JobFailedError(message.name, message.message));
       };
       const onError = (error: Error & { code?: string }) => {

@@ -1,7 +1,8 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
-import type { HeavyJobKind, HeavyJobs } from '../domain/ports/heavy-work.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { OverBudgetError, type Budget, type HeavyJobKind, type HeavyJobs } from '../domain/ports/heavy-work.js';
+import type { ToolLimits } from './poppler.js';
 
 // A worker thread of the pool (pool.ts): it runs one step at a time, as the pool sends them.
 
@@ -22,11 +23,15 @@ type Step<K extends HeavyJobKind> = (input: HeavyJobs[K]['input']) => HeavyJobs[
 
 /**
  * The code behind each step of src/domain/ports/heavy-work.ts, loaded when a worker first runs
- * it (a worker that only counts tokens never loads pdf.js). Another reader for a step is a change
- * of its line here.
+ * it (a worker that only counts tokens never loads the PDF reader). Another reader for a step is
+ * a change of its line here. The PDF reader's tools run outside the thread, so they get the job's
+ * budget (the pool's workerData) as their own limits.
  */
 const STEPS: { [K in HeavyJobKind]: () => Promise<Step<K>> } = {
-  pdfText: async () => (await import('../domain/documents/pdf-text.js')).extractPdfPages,
+  pdfText: async () => {
+    const { readPdfPages } = await import('./poppler.js');
+    return (bytes) => readPdfPages(bytes, workerData as ToolLimits);
+  },
   markedText: async () => (await import('../domain/documents/pages.js')).readMarkedText,
   image: async () => (await import('../domain/attachments/image.js')).readImage,
   tokens: async () => (await import('../domain/answering/cost.js')).countTokens,
@@ -38,7 +43,12 @@ export interface JobMessage {
 }
 
 /** `started`: the step's code is loaded and its budget starts; then one result. */
-export type WorkerMessage = { started: true } | { ok: true; output: unknown } | { ok: false; name: string; message: string };
+export type WorkerMessage =
+  | { started: true }
+  | { ok: true; output: unknown }
+  | { ok: false; name: string; message: string }
+  // a subprocess of the step went over the budget the pool gave it
+  | { ok: false; budget: Budget; limit: number };
 
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs as a worker thread of src/worker-pool/pool.ts');
@@ -53,6 +63,7 @@ async function run(kind: HeavyJobKind, input: unknown): Promise<WorkerMessage> {
     port!.postMessage({ started: true } satisfies WorkerMessage);
     return { ok: true, output: await step(input) };
   } catch (error) {
+    if (error instanceof OverBudgetError) return { ok: false, budget: error.budget, limit: error.limit };
     const { name, message } = error instanceof Error ? error : new Error(String(error));
     return { ok: false, name, message };
   }

@@ -29,9 +29,12 @@ function flateStream(data: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`<< /Length ${compressed.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), compressed, Buffer.from('\nendstream', 'latin1')]);
 }
 
-/** A valid PDF whose pages show the given ASCII lines (an empty string: a page without text). */
-export function pdfWithPages(lines: string[]): Uint8Array {
-  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '', HELVETICA];
+/**
+ * A valid PDF whose pages show the given ASCII lines (an empty string: a page without text), in
+ * Helvetica or in a font of the given name (not embedded: readers fall back to another font).
+ */
+export function pdfWithPages(lines: string[], font = 'Helvetica'): Uint8Array {
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '', `<< /Type /Font /Subtype /Type1 /BaseFont /${font} >>`];
   const kids: string[] = [];
   for (const line of lines) {
     const content = line ? `BT /F1 12 Tf 72 720 Td (${line}) Tj ET` : '';
@@ -44,9 +47,9 @@ export function pdfWithPages(lines: string[]): Uint8Array {
 }
 
 /**
- * Pages that all draw one compressed content stream of `streamBytes` of text operators. pdf.js
- * parses the shared stream again for every page: 40 pages of a 1 MB stream, a 10 KB file, take
- * seconds of processor time.
+ * Pages that all draw one compressed content stream of `streamBytes` of text operators. A reader
+ * parses the shared stream again for every page: 160 pages of a 1 MB stream, a small file, take
+ * pdftotext about 7 seconds of processor time (pdf.js needed seconds for 40).
  */
 export function sharedStreamPdf(pages: number, streamBytes: number): Uint8Array {
   const line = 'BT /F1 12 Tf 72 712 Td (Photosynthesis) Tj ET\n';

@@ -33,7 +33,7 @@ describe('prepareAttachment', () => {
   });
 
   test('a PDF that needs more processor time than allowed is refused with what to do', async () => {
-    const error = await prepare('slow.pdf', sharedStreamPdf(40, 1 << 20)).catch((e: unknown) => e);
+    const error = await prepare('slow.pdf', sharedStreamPdf(160, 1 << 20)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnreadableDocumentError);
     expect((error as Error).message).toBe(
       'slow.pdf needs more work than allowed: reading it takes more than 1 second of processor time. Send a smaller file, or only the pages you need.',

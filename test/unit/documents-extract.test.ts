@@ -1,5 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { extractDocument as extractWith, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
+import { MAX_PAGES } from '../../src/domain/documents/pdf-text.js';
 import { pdfWithPages } from '../support/pdf.js';
 import { testPool } from './support/pool.js';
 
@@ -67,6 +69,19 @@ describe('extractDocument: PDFs', () => {
     const error = await failure('grade10.pdf', utf8('%PDF-1.7\nthis is not really a PDF'));
     expect(error.message).toMatch(/^grade10\.pdf is not a readable PDF: \S/);
     expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  test('a PDF of more pages than are read is refused before its text is read', async () => {
+    const pages = Array.from({ length: MAX_PAGES + 1 }, (_, i) => (i === 0 ? 'Leaves are green.' : ''));
+    expect((await failure('atlas.pdf', pdfWithPages(pages))).message).toBe(
+      `atlas.pdf is not a readable PDF: it has ${MAX_PAGES + 1} pages; at most ${MAX_PAGES} are read`,
+    );
+  });
+
+  test('a password-protected PDF is refused, saying so', async () => {
+    // made by scripts/build-pdf-fixtures.mjs: LibreOffice's export with an opening password
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/pdf-producers/password-protected.pdf', import.meta.url)));
+    expect((await failure('exam.pdf', bytes)).message).toBe('exam.pdf is not a readable PDF: it is password-protected; upload a copy without a password');
   });
 
   test('a .pdf name on bytes that are not a PDF is refused', async () => {

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
-import { extractPdfPages, repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
+import { repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
+import { readPdfPages } from '../../src/worker-pool/poppler.js';
+
+const LIMITS = { cpuMs: 10_000, memoryMb: 512 };
 
 describe('repairVisualOrder', () => {
   test('recovers the Sinhala and Tamil words of the stack notes exactly', () => {
@@ -54,17 +57,17 @@ describe('repairVisualOrder', () => {
 });
 
 // Multi-page samples generated from samples/curriculum/src/<slug>.md (one PDF page per source
-// page). Each word needs a repair: pdf.js gives it in visual order.
+// page). Each word needs a repair: pdfkit's files give it in visual order.
 describe.each([
   ['grade6-mathematics-fractions-si', ['කොටස්', 'ශ්‍රේණිය', 'ලැබේ']],
   ['grade10-science-photosynthesis-ta', ['ஒளித்தொகுப்பு', 'தேவையான', 'இச்செயன்முறையின்போது']],
-])('extractPdfPages on the %s sample', (slug, words) => {
+])('readPdfPages on the %s sample', (slug, words) => {
   const samples = new URL('../../samples/curriculum/', import.meta.url);
   const source = readFileSync(new URL(`src/${slug}.md`, samples), 'utf8');
   const bytes = readFileSync(new URL(`pdf/${slug}.pdf`, samples));
 
   test('gives one text per source page, with the source words in logical order', async () => {
-    const pages = await extractPdfPages(bytes);
+    const pages = await readPdfPages(bytes, LIMITS);
     expect(pages).toHaveLength(source.match(/^--- PAGE \d+ ---$/gm)!.length);
     for (const word of words) {
       expect(source).toContain(word);
@@ -74,7 +77,7 @@ describe.each([
 
   test('leaves the caller’s bytes as they were', async () => {
     const copy = new Uint8Array(bytes);
-    await extractPdfPages(copy);
+    await readPdfPages(copy, LIMITS);
     expect(copy).toEqual(new Uint8Array(bytes));
   });
 });

@@ -72,7 +72,7 @@ function unreadable(fileName: string, error: unknown, failed: (failure: JobFaile
 }
 
 function pdfProblem(failure: JobFailedError): string {
-  // pdf.js asks for a password; the service has none to give.
+  // the reader needs a password (src/worker-pool/poppler.ts); the service has none to give.
   if (failure.name === 'PasswordException') return 'it is password-protected; upload a copy without a password';
   return failure.message;
 }

@@ -10,7 +10,7 @@ const LF = 0x0a;
 
 /**
  * Whether a PDF's compressed streams inflate to at most `budget` bytes in all. Checked before
- * pdf.js reads the file, because a "zip bomb" of a few megabytes expands to gigabytes; zlib stops
+ * the PDF reader reads the file, because a "zip bomb" of a few megabytes expands to gigabytes; zlib stops
  * at the limit, so the check itself never holds more than the budget.
  *
  * One forward pass: after a stream's data the search goes on behind its `endstream`, so every
@@ -39,7 +39,7 @@ export function inflatesWithin(bytes: Uint8Array, budget = MAX_INFLATED_BYTES): 
       remaining -= inflateSync(data.subarray(start, end), { maxOutputLength: remaining + 1, finishFlush: constants.Z_SYNC_FLUSH }).length;
     } catch (error) {
       if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return false;
-      // not a Flate stream (images and fonts use other filters) or damaged: pdf.js judges those
+      // not a Flate stream (images and fonts use other filters) or damaged: the reader judges those
     }
     if (remaining < 0) return false;
     from = end + END_STREAM.length;

@@ -1,6 +1,4 @@
-import { extractText, getDocumentProxy } from 'unpdf';
 import { normalise } from '../text/normalise.js';
-import { inflatesWithin, MAX_INFLATED_BYTES } from './pdf-budget.js';
 
 // Text extracted from Sinhala and Tamil PDFs is in visual order: a vowel sign drawn before its
 // consonant (ෙ, ේ, ෛ; ெ, ே, ை) comes before it, and the second half of a two-part vowel (ො =
@@ -59,21 +57,7 @@ export function repairVisualOrder(text: string): string {
 /** Bounds the work one document can cause (a textbook has a few hundred pages). */
 export const MAX_PAGES = 2000;
 
-/**
- * The text of every page, in order, repaired and normalised; empty strings for pages without text.
- * The `pdfText` step of src/domain/ports/heavy-work.ts: it runs in a worker, within a budget.
- * Its errors' messages complete "<file> is not a readable PDF: ".
- */
-export async function extractPdfPages(bytes: Uint8Array): Promise<string[]> {
-  if (!inflatesWithin(bytes)) throw new Error(`its content expands to more than ${MAX_INFLATED_BYTES} bytes`);
-  // pdf.js refuses Node Buffers and detaches the array it is given: it gets its own copy.
-  // Verbosity 0 keeps its warnings about damaged files out of the service's log.
-  const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
-  try {
-    if (pdf.numPages > MAX_PAGES) throw new Error(`it has ${pdf.numPages} pages; at most ${MAX_PAGES} are read`);
-    const { text } = await extractText(pdf, { mergePages: false });
-    return text.map((page) => normalise(repairVisualOrder(page)));
-  } finally {
-    await pdf.loadingTask.destroy();
-  }
+/** The pages a PDF reader gave, as the index sees them: repaired where in visual order, normalised. */
+export function finishPdfPages(pages: string[]): string[] {
+  return pages.map((page) => normalise(repairVisualOrder(page)).trim());
 }

@@ -6,11 +6,11 @@ import { ServiceError } from '../errors.js';
  * The steps whose processor time or memory grows with what a caller sends, so that one file could
  * stall the service if they ran on the event loop. Each is a pure function of its input, named
  * here by what it gives, not by the code that does it: src/worker-pool/ runs them in worker
- * threads today (pdf.js for `pdfText`), and a step can move to another reader, a subprocess such
- * as pdftotext for instance, without changing a caller.
+ * threads today (`pdfText` in a poppler subprocess the thread waits for), and a step can move to
+ * another reader without changing a caller.
  */
 export interface HeavyJobs {
-  /** The text of each page of a PDF, in order, repaired and normalised (src/domain/documents/pdf-text.ts). */
+  /** The text of each page of a PDF, in order, repaired and normalised (finishPdfPages in src/domain/documents/pdf-text.ts). */
   pdfText: { input: Uint8Array; output: string[] };
   /** UTF-8 text split at its `--- PAGE <n> ---` lines (src/domain/documents/pages.ts). */
   markedText: { input: Uint8Array; output: Page[] };
@@ -48,7 +48,7 @@ export type Budget = 'time' | 'memory';
 export class OverBudgetError extends Error {
   constructor(
     readonly budget: Budget,
-    limit: number,
+    readonly limit: number,
   ) {
     const seconds = limit / 1000;
     super(budget === 'time' ? `more than ${seconds} second${seconds === 1 ? '' : 's'} of processor time` : `more than ${limit} MB of memory`);

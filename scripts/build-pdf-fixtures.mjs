@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// Prints pages of the sample curriculum's Sinhala, Tamil and English text to PDF with several
+// producers, so that the PDF reader is measured on the files people actually make, not only on
+// those of our own pdfkit script (which hid spaces inside words and lost vowel signs).
+//
+//   node scripts/build-pdf-fixtures.mjs
+//
+// Writes test/fixtures/pdf-producers/<language>.txt (the text, one `--- PAGE <n> ---` section per
+// PDF page, one paragraph a line) and <producer>-<language>.pdf for each producer:
+//   pdfkit     ours (the npm package that builds samples/curriculum/pdf)
+//   chromium   Chromium's print to PDF of an HTML page (HarfBuzz shaping, Skia)
+//   libreoffice  LibreOffice Writer's PDF export of the same HTML
+//   pango      pango-view's PDF (cairo), one page at a time, joined by pdfunite
+// and password-protected.pdf, LibreOffice's English pages that open only with the password "fixture".
+// The PDFs are committed, so tests need none of the producers. Requirements (Debian):
+//   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import PDFDocument from 'pdfkit';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SOURCES = path.join(ROOT, 'samples', 'curriculum', 'src');
+const OUT = path.join(ROOT, 'test', 'fixtures', 'pdf-producers');
+const FONTS = '/usr/share/fonts/truetype/noto';
+const FIXED_DATE = new Date('2025-01-01T00:00:00Z');
+
+// A few pages of prose per language, from sources that have no PDF among the samples yet.
+const LANGUAGES = {
+  sinhala: { source: 'grade9-geography-monsoons-si.md', pages: [1, 2, 3], lang: 'si', font: 'NotoSansSinhala-Regular.ttf', family: 'Noto Sans Sinhala' },
+  tamil: { source: 'grade6-geography-rivers-ta.md', pages: [1, 2, 3], lang: 'ta', font: 'NotoSansTamil-Regular.ttf', family: 'Noto Sans Tamil' },
+  english: { source: 'grade9-geography-climate-of-sri-lanka.md', pages: [1, 2], lang: 'en', font: 'NotoSans-Regular.ttf', family: 'Noto Sans' },
+};
+
+/** The paragraphs of each chosen page, Markdown marks removed (headings, list bullets, emphasis). */
+function pagesOf({ source, pages }) {
+  const text = readFileSync(path.join(SOURCES, source), 'utf8');
+  const sections = text.split(/^--- PAGE \d+ ---$/m).slice(1);
+  return pages.map((n) =>
+    sections[n - 1]
+      .split('\n')
+      .map((line) => line.replace(/^#+\s*|^[-*]\s+/, '').replaceAll('**', '').trim())
+      .filter((line) => line !== ''),
+  );
+}
+
+const escapeHtml = (s) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
+function html(pages, { lang, family }) {
+  const body = pages
+    .map((paragraphs, i) => {
+      // LibreOffice reads page-break-before; Chromium both
+      const style = i === 0 ? '' : ' style="page-break-before: always; break-before: page"';
+      return paragraphs.map((p, j) => `<p${j === 0 ? style : ''}>${escapeHtml(p)}</p>`).join('\n');
+    })
+    .join('\n');
+  return `<!DOCTYPE html><html lang="${lang}"><head><meta charset="utf-8"><title>fixture</title>
+<style>@page { size: A4; margin: 2cm } body { font-family: '${family}', 'Noto Sans'; font-size: 11pt }</style>
+</head><body>
+${body}
+</body></html>
+`;
+}
+
+function run(command, args, { quiet = false } = {}) {
+  execFileSync(command, args, { stdio: ['ignore', 'ignore', quiet ? 'ignore' : 'inherit'], timeout: 120_000 });
+}
+
+function pdfkit(pages, { font }, out) {
+  const doc = new PDFDocument({ size: 'A4', margin: 56, autoFirstPage: false, info: { CreationDate: FIXED_DATE, ModDate: FIXED_DATE } });
+  const done = new Promise((resolve, reject) => doc.pipe(createWriteStream(out)).on('finish', resolve).on('error', reject));
+  for (const paragraphs of pages) {
+    doc.addPage();
+    doc.font(path.join(FONTS, font)).fontSize(10.5);
+    for (const p of paragraphs) doc.text(p, { paragraphGap: 6 });
+  }
+  doc.end();
+  return done;
+}
+
+function chromium(htmlFile, out) {
+  run('chromium', [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--no-pdf-header-footer',
+    `--print-to-pdf=${out}`,
+    htmlFile,
+  ], { quiet: true }); // it logs its missing D-Bus at length
+}
+
+function libreoffice(htmlFile, out, work, filter = 'pdf:writer_pdf_Export') {
+  const dir = path.join(work, 'lo-out');
+  run('soffice', [
+    `-env:UserInstallation=file://${work}/lo-profile`,
+    '--headless',
+    '--infilter=HTML (StarWriter)',
+    '--convert-to',
+    filter,
+    '--outdir',
+    dir,
+    htmlFile,
+  ]);
+  writeFileSync(out, readFileSync(path.join(dir, path.basename(htmlFile).replace(/\.html$/, '.pdf'))));
+}
+
+function pango(pages, { family }, out, work) {
+  const parts = pages.map((paragraphs, i) => {
+    const text = path.join(work, `pango-${i}.txt`);
+    const pdf = path.join(work, `pango-${i}.pdf`);
+    writeFileSync(text, paragraphs.join('\n\n') + '\n');
+    // 595 points wide (A4) less 2 × 56 margin
+    run('pango-view', ['-q', `--font=${family} 10.5`, '--width=483', '--margin=56', '--wrap=word', `--output=${pdf}`, text]);
+    return pdf;
+  });
+  run('pdfunite', [...parts, out]);
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'pdf-fixtures-'));
+try {
+  mkdirSync(OUT, { recursive: true });
+  for (const [language, spec] of Object.entries(LANGUAGES)) {
+    if (!existsSync(path.join(FONTS, spec.font))) throw new Error(`${spec.font} not found in ${FONTS}: apt-get install fonts-noto-core`);
+    const pages = pagesOf(spec);
+    writeFileSync(path.join(OUT, `${language}.txt`), pages.map((p, i) => `--- PAGE ${i + 1} ---\n${p.join('\n')}\n`).join(''));
+    const htmlFile = path.join(work, `${language}.html`);
+    writeFileSync(htmlFile, html(pages, spec));
+    await pdfkit(pages, spec, path.join(OUT, `pdfkit-${language}.pdf`));
+    chromium(htmlFile, path.join(OUT, `chromium-${language}.pdf`));
+    libreoffice(htmlFile, path.join(OUT, `libreoffice-${language}.pdf`), work);
+    pango(pages, spec, path.join(OUT, `pango-${language}.pdf`), work);
+    console.log(`${language}: ${pages.length} pages by pdfkit, chromium, libreoffice, pango`);
+  }
+  // a file that opens only with a password, for the refusal that says so
+  const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
+  libreoffice(path.join(work, 'english.html'), path.join(OUT, 'password-protected.pdf'), work, `pdf:writer_pdf_Export:${JSON.stringify(encrypt)}`);
+  console.log('password-protected.pdf: English pages by libreoffice, password "fixture"');
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,117 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../config.js';
+import { legacyFontProblem, legacySinhalaFont } from '../domain/documents/legacy-fonts.js';
+import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
+import { finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
+import { OverBudgetError } from '../domain/ports/heavy-work.js';
+
+// The `pdfText` step with poppler's command-line tools (Debian poppler-utils). pdftotext reads
+// the Sinhala and Tamil PDFs of every producer measured word for word (README, "Reading PDFs");
+// pdf.js broke words and lost vowel signs in those of Chromium and LibreOffice.
+
+/** The budget of one file, as the pool gives each job. */
+export interface ToolLimits {
+  cpuMs: number;
+  memoryMb: number;
+}
+
+/** The tools this reader runs, with `timeout` and `prlimit` (coreutils, util-linux) around them. */
+const TOOLS = ['pdfinfo', 'pdffonts', 'pdftotext', 'timeout', 'prlimit'];
+
+/** Throws a ConfigError naming what to install when a tool is missing: the service does not start without them. */
+export function requirePopplerTools(env: NodeJS.ProcessEnv = process.env): void {
+  const missing = TOOLS.filter((name) => {
+    try {
+      execFileSync(name, ['--help'], { stdio: 'ignore', timeout: 10_000, env });
+      return false;
+    } catch (error) {
+      // poppler's tools exit 0 or 99 on --help; only a missing command is missing
+      return (error as NodeJS.ErrnoException).code === 'ENOENT';
+    }
+  });
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Cannot read PDFs: ${missing.join(', ')} not found on PATH. Install poppler-utils (Debian: apt-get install poppler-utils), or run scripts/setup.sh.`,
+    );
+  }
+}
+
+/**
+ * Runs one tool within the job's budget and gives its output. The tool runs under `timeout` and
+ * `prlimit` (processor seconds, address space), so the kernel ends it when it goes over, even
+ * when the pool has stopped this thread meanwhile; that rejects with OverBudgetError, which the
+ * pool reports as the job's own overrun. Each tool of a file gets the whole budget: pdfinfo and
+ * pdffonts read only the file's structure, pdftotext does the work.
+ */
+async function tool(name: string, args: string[], { cpuMs, memoryMb }: ToolLimits): Promise<string> {
+  const cpuSeconds = Math.max(1, Math.ceil(cpuMs / 1000));
+  // a tool that waits without using the processor (it should not) is ended after 5 × its time
+  const wallSeconds = 5 * cpuSeconds;
+  const command = ['--signal=KILL', `${wallSeconds}s`, 'prlimit', `--cpu=${cpuSeconds}`, `--as=${memoryMb * 1024 * 1024}`, '--', name, ...args];
+  return new Promise((resolve, reject) => {
+    execFile('timeout', command, { encoding: 'utf8', maxBuffer: MAX_INFLATED_BYTES }, (error, stdout, stderr) => {
+      if (!error) return resolve(stdout);
+      // more text than a file within the inflation budget can hold: the tool was stopped
+      if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new OverBudgetError('memory', memoryMb));
+      // timeout's status is 124 when it ended the tool (waiting that long means an overloaded
+      // machine or a hung tool; either way the file had its time); a tool the kernel ended
+      // takes timeout with it
+      const signal = error.signal ?? (typeof error.code === 'number' && error.code > 128 ? error.code - 128 : undefined);
+      if (error.code === 124 || signal === 'SIGXCPU' || signal === 'SIGKILL' || signal === 24 || signal === 9) {
+        return reject(new OverBudgetError('time', cpuMs));
+      }
+      // poppler aborts when an allocation fails
+      if (signal === 'SIGABRT' || signal === 6 || /out of memory|bad_alloc/i.test(stderr)) return reject(new OverBudgetError('memory', memoryMb));
+      reject(popplerError(stderr));
+    });
+  });
+}
+
+/** What poppler said about a file it could not open, as the end of "… is not a readable PDF: ". */
+function popplerError(stderr: string): Error {
+  if (/incorrect password/i.test(stderr)) {
+    // the name extract.ts knows for a file that needs a password
+    return Object.assign(new Error('it is password-protected'), { name: 'PasswordException' });
+  }
+  const last = stderr.trim().split('\n').at(-1)?.replace(/^(Syntax |Command Line |Internal )?Error( \(\d+\))?: /, '');
+  return new Error(last ? `it cannot be parsed (${last})` : 'it cannot be parsed');
+}
+
+/** The names in pdffonts' table: the first column of each line after the dashes. */
+function fontNames(table: string): string[] {
+  const lines = table.split('\n');
+  const start = lines.findIndex((line) => line.startsWith('---'));
+  return lines
+    .slice(start + 1)
+    .map((line) => line.split(/\s+/)[0]!)
+    .filter((name) => name !== '');
+}
+
+/**
+ * The text of every page, in order, repaired and normalised; empty strings for pages without
+ * text. A file in a legacy Sinhala font is refused (src/domain/documents/legacy-fonts.ts). The
+ * `pdfText` step of src/domain/ports/heavy-work.ts; errors complete "<file> is not a readable PDF: ".
+ */
+export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promise<string[]> {
+  if (!inflatesWithin(bytes)) throw new Error(`its content expands to more than ${MAX_INFLATED_BYTES} bytes`);
+  const dir = await mkdtemp(join(tmpdir(), 'pdf-text-'));
+  try {
+    const file = join(dir, 'in.pdf');
+    await writeFile(file, bytes);
+    const info = await tool('pdfinfo', [file], limits);
+    const pages = Number(/^Pages:\s+(\d+)$/m.exec(info)?.[1] ?? 0);
+    if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages; at most ${MAX_PAGES} are read`);
+    if (pages === 0) return [];
+    const legacy = legacySinhalaFont(fontNames(await tool('pdffonts', ['-l', String(pages), file], limits)));
+    if (legacy) throw new Error(legacyFontProblem(legacy));
+    // the default mode reads in reading order (the README has the comparison with -raw and
+    // -layout); each page ends with a form feed
+    const text = await tool('pdftotext', ['-enc', 'UTF-8', '-l', String(pages), file, '-'], limits);
+    return finishPdfPages(text.split('\f').slice(0, pages));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

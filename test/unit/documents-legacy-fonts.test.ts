@@ -1,0 +1,43 @@
+import { describe, expect, test } from '@jest/globals';
+import { extractDocument, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
+import { legacySinhalaFont } from '../../src/domain/documents/legacy-fonts.js';
+import { pdfWithPages } from '../support/pdf.js';
+import { testPool } from './support/pool.js';
+
+// "Y%S ,xld" is how FM Abhaya stores ශ්‍රී ලංකා: Latin letters that no Sinhala search finds.
+const LEGACY_TEXT = ['Y%S ,xld m%cd;dka;%sl iudcjd ckrcfha', 'wOHdmk wud;HdxYh'];
+const pool = testPool();
+
+describe('legacySinhalaFont', () => {
+  test.each([
+    [['FMAbhaya'], 'FMAbhaya'],
+    [['Helvetica', 'QWERTY+FMBindumathi'], 'FMBindumathi'],
+    [['DL-Manel-bold'], 'DL-Manel-bold'],
+    [['DLAraliya'], 'DLAraliya'],
+    [['FM-Malithi,Bold'], 'FM-Malithi,Bold'],
+  ])('finds the legacy font among %j', (names, font) => {
+    expect(legacySinhalaFont(names)).toBe(font);
+  });
+
+  test.each([[['NotoSansSinhala-Regular', 'ABCDEF+IskoolaPota']], [['Helvetica', 'FMono', 'DejaVuSans']], [[]]])('finds none among %j', (names) => {
+    expect(legacySinhalaFont(names)).toBeUndefined();
+  });
+});
+
+describe('a PDF in a legacy Sinhala font', () => {
+  test('is refused at ingestion, naming the font and what to do', async () => {
+    const error = await extractDocument('paper-2019.pdf', pdfWithPages(LEGACY_TEXT, 'FMAbhaya'), pool, 'test').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnreadableDocumentError);
+    expect((error as Error).message).toBe(
+      'paper-2019.pdf is not a readable PDF: its text is in FMAbhaya, a legacy Sinhala font that stores Sinhala letters as Latin ones, so it cannot be searched. ' +
+        'Save it again with a Unicode Sinhala font (for example Noto Sans Sinhala or Iskoola Pota) and upload it again',
+    );
+  });
+
+  test('the same pages in an ordinary font are read as they are', async () => {
+    expect(await extractDocument('paper-2019.pdf', pdfWithPages(LEGACY_TEXT), pool, 'test')).toEqual([
+      { page: 1, text: LEGACY_TEXT[0] },
+      { page: 2, text: LEGACY_TEXT[1] },
+    ]);
+  });
+});
