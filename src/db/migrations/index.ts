@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000_initial } from './Migration20261121000000_initial.js';
 import { Migration20261121010000_stores } from './Migration20261121010000_stores.js';
 import { Migration20261123000000_shared_stores } from './Migration20261123000000_shared_stores.js';
+import { Migration20261123100000_docs_requests } from './Migration20261123100000_docs_requests.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
   { name: 'Migration20261121010000_stores', class: Migration20261121010000_stores },
   { name: 'Migration20261123000000_shared_stores', class: Migration20261123000000_shared_stores },
+  { name: 'Migration20261123100000_docs_requests', class: Migration20261123100000_docs_requests },
 ];
