@@ -51,7 +51,7 @@ export default tseslint.config(
     files: ['src/handlers/**/*.ts'],
     ignores: ['src/handlers/index.ts'],
     rules: {
-      'no-restricted-imports': forbid(HTTP, {
+      'no-restricted-imports': forbid(HTTP, DOCS, {
         group: operationIds.map((id) => `./${id}.js`),
         message: 'A handler never imports another handler: share code through a domain module or a non-handler helper.',
       }),
