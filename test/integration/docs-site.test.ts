@@ -158,6 +158,9 @@ describe('the contract and the reference', () => {
     expect(html.match(/<link\b[^>]*\bhref=["']?(https?:)?\/\//gi)).toBeNull();
     expect(html.match(/url\(\s*["']?(https?:)?\/\//gi)).toBeNull();
     expect(html.match(/@import\s+["'](https?:)?\/\//gi)).toBeNull();
+    // nor an address the page's scripts would load (Redoc's badge logo came from a CDN)
+    expect(html.match(/https?:\/\/cdn\./gi)).toBeNull();
+    expect(html.match(/\bsrc:\s*[`'"]https?:/g)).toBeNull();
   });
 });
 
