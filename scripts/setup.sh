@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the project needs into the project (nothing system-wide except the
 # "postgres" user that PostgreSQL needs when run as root): the pinned Node and npm, the npm
-# packages, the compiled service, and with --contract the Python tools of the contract tests.
+# packages, the compiled service, with --contract the Python tools of the contract tests, and with
+# --browser Debian's Chromium for the browser test of the documentation site (the one system
+# package: playwright-core drives it and downloads no browser of its own).
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 ensure_node
@@ -21,7 +23,7 @@ fi
 log "compiling"
 npm run --silent build
 
-if [ "${1:-}" = "--contract" ]; then
+if [[ " $* " == *" --contract "* ]]; then
   venv="$CACHE_DIR/venv"
   reqs="$REPO_DIR/test/contract/requirements.txt"
   if [ ! -x "$venv/bin/st" ] || ! cmp -s "$reqs" "$venv/.requirements"; then
@@ -30,4 +32,14 @@ if [ "${1:-}" = "--contract" ]; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
     cp "$reqs" "$venv/.requirements"
   fi
+fi
+
+if [[ " $* " == *" --browser "* ]] && ! command -v "${CHROMIUM_PATH:-chromium}" >/dev/null; then
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    log "the browser test needs Debian's chromium: install it (apt-get install chromium) or set CHROMIUM_PATH"
+    exit 1
+  fi
+  log "installing Debian's chromium for the browser test"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
