@@ -34,12 +34,16 @@ if [[ " $* " == *" --contract "* ]]; then
   fi
 fi
 
-if [[ " $* " == *" --browser "* ]] && ! command -v "${CHROMIUM_PATH:-chromium}" >/dev/null; then
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-    log "the browser test needs Debian's chromium: install it (apt-get install chromium) or set CHROMIUM_PATH"
-    exit 1
+if [[ " $* " == *" --browser "* ]]; then
+  if [ -n "${CHROMIUM_PATH:-}" ]; then
+    [ -x "$CHROMIUM_PATH" ] || { log "CHROMIUM_PATH=$CHROMIUM_PATH is not an executable file"; exit 1; }
+  elif ! command -v chromium >/dev/null; then
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+      log "the browser test needs Debian's chromium: install it (apt-get install chromium) or set CHROMIUM_PATH"
+      exit 1
+    fi
+    log "installing Debian's chromium for the browser test"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
   fi
-  log "installing Debian's chromium for the browser test"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
