@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
@@ -49,8 +50,7 @@ export async function startDocsServer(options: { clock?: Clock } = {}): Promise<
   }
 }
 
-/** A client address of the documentation range 198.18.0.0/15 no other test uses. */
+/** A client address no other test uses: random in the documentation prefix 2001:db8::/32 (64 random bits). */
 export function newAddress(): string {
-  const n = Math.floor(Math.random() * 2 ** 17);
-  return `198.${18 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+  return `2001:db8::${Array.from(randomBytes(8).toString('hex').match(/.{4}/g)!, (group) => group.replace(/^0+(?=.)/, '')).join(':')}`;
 }
