@@ -16,6 +16,8 @@ const ADAPTERS = {
   message: 'The domain depends on its ports (src/domain/ports); src/services.ts wires the implementations.',
 };
 const APP = { group: ['**/http/app.js', './app.js'], message: 'Only the entry point (src/main.ts) and the test harness build the Koa app.' };
+const DOCS_APP = { group: ['**/docs/app.js'], message: 'Only the entry point (src/main.ts) and the test harness build the docs site app.' };
+const DOCS = { group: ['**/docs/*', '**/docs/**'], message: 'The documentation site (src/docs) is wired by the entry point only.' };
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.cache/', '.data/', 'src/generated/', 'coverage/'] },
@@ -31,17 +33,25 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
-  { files: ['src/domain/**/*.ts'], rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS, ADAPTERS) } },
+  { files: ['src/domain/**/*.ts'], rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS, ADAPTERS, DOCS) } },
   {
     files: ['src/*.ts', 'src/db/**/*.ts', 'src/search-index/**/*.ts', 'src/providers/**/*.ts', 'src/worker-pool/**/*.ts', 'scripts/**/*.ts'],
     ignores: ['src/main.ts'],
-    rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS) },
+    rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS, DOCS) },
   },
+  // the docs site is an HTTP app of its own: it may map errors like the API (src/http/error-mapper)
+  // but never reaches the API's app, handlers or adapters
+  {
+    files: ['src/docs/**/*.ts'],
+    ignores: ['src/docs/app.ts'],
+    rules: { 'no-restricted-imports': forbid(APP, HANDLERS, ADAPTERS, DOCS_APP) },
+  },
+  { files: ['src/docs/app.ts'], rules: { 'no-restricted-imports': forbid(APP, HANDLERS, ADAPTERS) } },
   {
     files: ['src/handlers/**/*.ts'],
     ignores: ['src/handlers/index.ts'],
     rules: {
-      'no-restricted-imports': forbid(HTTP, {
+      'no-restricted-imports': forbid(HTTP, DOCS, {
         group: operationIds.map((id) => `./${id}.js`),
         message: 'A handler never imports another handler: share code through a domain module or a non-handler helper.',
       }),
@@ -50,7 +60,7 @@ export default tseslint.config(
   {
     files: ['src/http/**/*.ts'],
     rules: {
-      'no-restricted-imports': forbid(APP, {
+      'no-restricted-imports': forbid(APP, DOCS, {
         group: ['**/handlers/*', '!**/handlers/index.js'],
         message: 'The HTTP layer reaches handlers only through the registry, src/handlers/index.ts.',
       }),
@@ -60,4 +70,6 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
   },
+  // the docs site's script runs in the reader's browser
+  { files: ['docs/assets/*.js'], languageOptions: { globals: globals.browser, sourceType: 'script' } },
 );

@@ -13,5 +13,7 @@ start_services
 node "$REPO_DIR/dist/scripts/ingest.js" --manifest "$REPO_DIR/samples/curriculum/manifest.json" --store default --if-empty
 node "$REPO_DIR/dist/scripts/seed-demo.js"
 export PORT="${PORT:-8000}"
+export DOCS_PORT="${DOCS_PORT:-8001}"
 log "API on http://${HOST:-127.0.0.1}:$PORT (try: curl -H \"X-API-Key: <demo key>\" http://127.0.0.1:$PORT/api/v1/dev/plans)"
+log "Documentation on ${DOCS_BASE_URL:-http://${DOCS_HOST:-${HOST:-127.0.0.1}}:$DOCS_PORT} (guides, API reference, llms.txt)"
 node "$REPO_DIR/dist/src/main.js"

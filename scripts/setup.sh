@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the project needs into the project (nothing system-wide except the
-# "postgres" user that PostgreSQL needs when run as root, and Debian's poppler-utils when
-# pdftotext is missing): the pinned Node and npm, the npm packages, the compiled service, and
-# with --contract the Python tools of the contract tests.
+# "postgres" user that PostgreSQL needs when run as root, Debian's poppler-utils when pdftotext
+# is missing, and with --browser Debian's Chromium for the browser test of the documentation site,
+# which playwright-core drives without downloading a browser of its own): the pinned Node and npm,
+# the npm packages, the compiled service, and with --contract the Python tools of the contract tests.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 ensure_node
@@ -29,7 +30,7 @@ fi
 log "compiling"
 npm run --silent build
 
-if [ "${1:-}" = "--contract" ]; then
+if [[ " $* " == *" --contract "* ]]; then
   venv="$CACHE_DIR/venv"
   reqs="$REPO_DIR/test/contract/requirements.txt"
   if [ ! -x "$venv/bin/st" ] || ! cmp -s "$reqs" "$venv/.requirements"; then
@@ -37,5 +38,19 @@ if [ "${1:-}" = "--contract" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
     cp "$reqs" "$venv/.requirements"
+  fi
+fi
+
+if [[ " $* " == *" --browser "* ]]; then
+  if [ -n "${CHROMIUM_PATH:-}" ]; then
+    [ -x "$CHROMIUM_PATH" ] || { log "CHROMIUM_PATH=$CHROMIUM_PATH is not an executable file"; exit 1; }
+  elif ! command -v chromium >/dev/null; then
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+      log "the browser test needs Debian's chromium: install it (apt-get install chromium) or set CHROMIUM_PATH"
+      exit 1
+    fi
+    log "installing Debian's chromium for the browser test"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
   fi
 fi

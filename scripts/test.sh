@@ -4,7 +4,7 @@
 # PostgreSQL, real HTTP server) and the schemathesis contract tests.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
-bash "$REPO_DIR/scripts/setup.sh" --contract
+bash "$REPO_DIR/scripts/setup.sh" --contract --browser
 ensure_node
 cd "$REPO_DIR"
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true

@@ -37,6 +37,12 @@ const schema = z.object({
   ...heavyWorkSettings,
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** The documentation site's own listener; its host defaults to HOST. */
+  DOCS_PORT: z.coerce.number().int().min(0).max(65535).default(8001),
+  DOCS_HOST: z.string().min(1).optional(),
+  /** Public addresses of the docs site and of the API, for absolute links and the guides' `{docs_url}` and `{base_url}`. */
+  DOCS_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  API_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL'),
@@ -115,6 +121,18 @@ function parse<S extends z.ZodType>(settings: S, env: NodeJS.ProcessEnv): z.outp
  */
 export function shutdownGraceMs(config: Config): number {
   return config.SHUTDOWN_GRACE_MS ?? 4 * config.PROVIDER_TIMEOUT_MS + 15_000 + 2 * (config.HEAVY_WORK_WAIT_MS + config.HEAVY_WORK_CPU_MS);
+}
+
+/** Where the docs site listens, and the public addresses its pages link to (without a trailing slash). */
+export function docsSettings(config: Config): { host: string; port: number; docsBaseUrl: string; apiBaseUrl: string } {
+  const host = config.DOCS_HOST ?? config.HOST;
+  const local = (h: string, port: number) => `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+  return {
+    host,
+    port: config.DOCS_PORT,
+    docsBaseUrl: (config.DOCS_BASE_URL ?? local(host, config.DOCS_PORT)).replace(/\/+$/, ''),
+    apiBaseUrl: (config.API_BASE_URL ?? local(config.HOST, config.PORT)).replace(/\/+$/, ''),
+  };
 }
 
 /** The key-hashing secret, which every program that handles API keys needs. */

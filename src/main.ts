@@ -1,6 +1,9 @@
 import { systemClock } from './clock.js';
-import { ConfigError, keyHashSecret, loadConfig, shutdownGraceMs } from './config.js';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, docsSettings, keyHashSecret, loadConfig, shutdownGraceMs } from './config.js';
 import { connect } from './db/orm.js';
+import { createDocsApp } from './docs/app.js';
+import { loadDocsContent } from './docs/resources.js';
 import { createApp } from './http/app.js';
 import { InFlightRequests } from './http/in-flight.js';
 import { createLogger } from './http/logger.js';
@@ -29,22 +32,20 @@ async function main(): Promise<void> {
   }
   const services = createServices(config);
   const inFlight = new InFlightRequests();
-  const app = createApp({
-    orm,
-    services,
-    log,
-    clock: systemClock,
-    auth: { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE },
-    trustProxy: config.TRUST_PROXY,
-    inFlight,
-  });
+  const auth = { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE };
+  const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight });
+  const docs = docsSettings(config);
+  // the repository root (this file runs as dist/src/main.js): the guides are in docs/, the built reference in dist/docs/
+  const content = loadDocsContent(fileURLToPath(new URL('../..', import.meta.url)), docs);
+  const docsApp = createDocsApp({ content, orm, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY });
   // the schema is made at start when the index is up; otherwise at the first request after it returns
   services.index.prepare().then(
     () => log.info('search index ready'),
     () => log.warn('search index unavailable at start; queries answer 503 until it is reachable'),
   );
   const server = await listen(createHttpServer(app, log), config.PORT, config.HOST);
-  log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT }, 'listening');
+  const docsServer = await listen(createHttpServer(docsApp, log), docs.port, docs.host);
+  log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT, docs: docs.docsBaseUrl }, 'listening');
 
   const grace = shutdownGraceMs(config);
   let stopping = false;
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal, open: inFlight.size, graceMs: grace }, 'shutting down: no new connections, open requests may finish');
     // requests in progress finish (up to the grace period); idle keep-alive connections close now
+    docsServer.close();
+    docsServer.closeIdleConnections();
     server.close(() => {
       void Promise.all([orm.close(), services.index.close(), services.work.close()]).then(() => process.exit(0));
     });

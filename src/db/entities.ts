@@ -149,4 +149,17 @@ export const Document = defineEntity({
 });
 export type Document = InferEntity<typeof Document>;
 
-export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document];
+/** One row per admitted request to the documentation site, per client (`address:<ip>` or `key:<id>`): its hourly window. */
+export const DocsRequest = defineEntity({
+  name: 'DocsRequest',
+  tableName: 'docs_request',
+  indexes: [{ properties: ['client', 'createdAt'] }, { properties: ['createdAt'] }],
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    client: p.string(),
+    createdAt: p.datetime(3),
+  },
+});
+export type DocsRequest = InferEntity<typeof DocsRequest>;
+
+export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest];

@@ -18,7 +18,8 @@ account="$(node dist/scripts/keys.js account create --name "contract tests" | gr
 node dist/scripts/keys.js subscription set --account "$account" --plan enterprise >/dev/null
 key="$(node dist/scripts/keys.js key create --account "$account" --name contract | grep -oE '^(svc_|sk_test_)[A-Za-z0-9]+$')"
 
-PORT="$PORT" LOG_LEVEL=warn node dist/src/main.js >"$out/server.log" 2>&1 &
+# the docs site is not under test here: any free port
+PORT="$PORT" DOCS_PORT=0 LOG_LEVEL=warn node dist/src/main.js >"$out/server.log" 2>&1 &
 server=$!
 # stopped on every exit, and waited for (it shuts down within 10 s)
 trap 'kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; true' EXIT

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, keyHashSecret, loadConfig } from '../../src/config.js';
+import { ConfigError, docsSettings, keyHashSecret, loadConfig } from '../../src/config.js';
 
 const valid = { DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', KEY_HASH_SECRET: 'x'.repeat(32) };
 
@@ -17,6 +17,19 @@ describe('configuration', () => {
   test('model prices are a JSON table per public model', () => {
     expect(loadConfig(valid).MODEL_PRICES_USD['svcai-fast']).toEqual({ input: 0.15, output: 0.6 });
     expect(() => loadConfig({ ...valid, MODEL_PRICES_USD: '{"svcai-fast":1}' })).toThrow('MODEL_PRICES_USD: must be JSON like');
+  });
+
+  test('the docs site listens beside the API and links to the addresses it is given', () => {
+    expect(docsSettings(loadConfig(valid))).toEqual({
+      host: '127.0.0.1',
+      port: 8001,
+      docsBaseUrl: 'http://127.0.0.1:8001',
+      apiBaseUrl: 'http://127.0.0.1:8000',
+    });
+    const behindProxy = loadConfig({ ...valid, HOST: '::1', DOCS_PORT: '9002', DOCS_BASE_URL: 'https://docs.svcai.lk/', API_BASE_URL: 'https://api.svcai.lk' });
+    expect(docsSettings(behindProxy)).toEqual({ host: '::1', port: 9002, docsBaseUrl: 'https://docs.svcai.lk', apiBaseUrl: 'https://api.svcai.lk' });
+    expect(docsSettings(loadConfig({ ...valid, HOST: '::1' })).apiBaseUrl).toBe('http://[::1]:8000');
+    expect(() => loadConfig({ ...valid, DOCS_BASE_URL: 'docs.svcai.lk' })).toThrow('DOCS_BASE_URL: must be an http(s) URL');
   });
 
   test('an empty variable means not set', () => {

@@ -7,6 +7,8 @@ import { HASH_SECRET, databaseUrl } from './server.js';
 
 export interface ServerProcess {
   url: string;
+  /** The process's documentation site. */
+  docsUrl: string;
   child: ChildProcess;
   /** Settles when the process has exited. */
   finished: Promise<Exit>;
@@ -29,8 +31,9 @@ async function freePort(): Promise<number> {
 /** Starts `node dist/src/main.js` on a free port and waits until it answers HTTP; stopped after the test file at the latest. */
 export async function startServerProcess(env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const port = await freePort();
+  const docsPort = await freePort();
   const server = startProcess(process.execPath, ['dist/src/main.js'], {
-    env: { ...process.env, PORT: String(port), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '', ...env },
+    env: { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '', ...env },
   });
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -44,5 +47,5 @@ export async function startServerProcess(env: NodeJS.ProcessEnv = {}): Promise<S
     await server.stop();
     throw error;
   }
-  return { url, child: server.child, finished: server.finished, stderrTail: server.stderrTail, stop: server.stop };
+  return { url, docsUrl: `http://127.0.0.1:${docsPort}`, child: server.child, finished: server.finished, stderrTail: server.stderrTail, stop: server.stop };
 }
