@@ -45,7 +45,7 @@ const STARTUP_MS = 60_000;
 
 const config = loadConfig();
 const dataDir = process.env.DATA_DIR ?? '.data';
-const workDir = join(dataDir, 'bench');
+const workDir = join(dataDir, 'run');
 const resultsDir = 'bench/results';
 mkdirSync(workDir, { recursive: true });
 mkdirSync(resultsDir, { recursive: true });
