@@ -233,11 +233,17 @@ function machine(): string {
 
 const orm = await connect(config.DATABASE_URL);
 const started = new Date();
+let failed = false;
 try {
   await run(orm);
+} catch (error) {
+  // what failed is in the message (a failed request, a dead server and its last words); no stack
+  console.error(`bench: failed: ${(error as Error).message}`);
+  failed = true;
 } finally {
   await orm.close();
 }
+if (failed) process.exit(1);
 const about = [
   `${started.toISOString()}, ${smoke ? 'smoke run' : 'full run'}, ${seconds} s a scenario, autocannon on loopback, ${KEYS} keys on a plan with limits out of reach (the limiter runs)`,
   `machine: ${machine()}; the load generator, the servers, PostgreSQL and Weaviate share it`,
