@@ -25,7 +25,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'bench/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
       globals: globals.node,
     },
     rules: {
@@ -35,7 +35,7 @@ export default tseslint.config(
   },
   { files: ['src/domain/**/*.ts'], rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS, ADAPTERS, DOCS) } },
   {
-    files: ['src/*.ts', 'src/db/**/*.ts', 'src/search-index/**/*.ts', 'src/providers/**/*.ts', 'src/worker-pool/**/*.ts', 'scripts/**/*.ts'],
+    files: ['src/*.ts', 'src/db/**/*.ts', 'src/search-index/**/*.ts', 'src/providers/**/*.ts', 'src/worker-pool/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
     ignores: ['src/main.ts'],
     rules: { 'no-restricted-imports': forbid(HTTP, HANDLERS, DOCS) },
   },

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check of the project, against real services started for the run: the dependency
 # policy, generated-code drift, lint and types, OpenAPI lint, unit tests, integration tests (real
-# PostgreSQL, real HTTP server) and the schemathesis contract tests.
+# PostgreSQL, real HTTP server), the schemathesis contract tests and a smoke run of the benchmark.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 bash "$REPO_DIR/scripts/setup.sh" --contract --browser
@@ -34,3 +34,6 @@ log "integration tests"
 npm run --silent test:integration
 log "contract tests"
 bash "$REPO_DIR/test/contract/run.sh"
+# the benchmark on its own services: fails on failed requests or a server that dies, never on speed
+log "benchmark smoke run (a few seconds a scenario, smallest corpus)"
+npm run --silent bench -- --smoke

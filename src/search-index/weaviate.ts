@@ -3,7 +3,7 @@ import { METADATA_KEYS } from '../generated/contract-values.js';
 import { DependencyUnavailableError, ServiceError, UpstreamError } from '../domain/errors.js';
 import type { ChunkRecord, ChunkSelection, Hit, SearchIndex, SearchRequest } from '../domain/ports/search-index.js';
 
-const COLLECTION = 'CurriculumChunk';
+export const COLLECTION = 'CurriculumChunk';
 const HEALTHY_FOR_MS = 5_000;
 const PROBE_TIMEOUT_MS = 1_500;
 /** A call slower than this gets a readiness probe beside it, so an index that went down is noticed. */
@@ -38,7 +38,7 @@ const BATCH = 100;
 
 // stems outweigh whole words: measured on the Sinhala and Tamil QA sets (recall@5 1.000 and 0.764
 // against 0.976 and 0.756 with equal weights), and as good on English
-const QUERY_PROPERTIES = ['textTerms', 'textStems^4'];
+export const QUERY_PROPERTIES = ['textTerms', 'textStems^4'];
 
 /**
  * The chunk index in Weaviate: one collection, one tenant per store (so stores never mix and

@@ -1,0 +1,104 @@
+import autocannon from 'autocannon';
+
+/** What one scenario measured: throughput and latency percentiles (ms), and what went wrong. */
+export interface Measure {
+  requests: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  /** Non-2xx answers, transport errors and timeouts; a run with any fails the benchmark. */
+  failures: number;
+  firstFailure?: string;
+}
+
+export interface HttpLoad {
+  url: string;
+  connections: number;
+  seconds: number;
+  method?: 'GET' | 'POST';
+  /** Request bodies (JSON), sent in turn. */
+  bodies?: string[];
+  /** Each request carries the next of these keys in `X-API-Key`, in turn. */
+  keys: string[];
+}
+
+/** Closed-loop HTTP load from autocannon for a bounded time. */
+export async function httpLoad(load: HttpLoad): Promise<Measure> {
+  let turn = 0;
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections,
+    duration: load.seconds,
+    method: load.method ?? 'GET',
+    headers: load.bodies ? { 'content-type': 'application/json' } : {},
+    requests: [
+      {
+        setupRequest: (request) => {
+          const i = turn++;
+          const headers = { ...request.headers, 'x-api-key': load.keys[i % load.keys.length]! };
+          return load.bodies ? { ...request, headers, body: load.bodies[i % load.bodies.length]! } : { ...request, headers };
+        },
+      },
+    ],
+  });
+  const failures = result.non2xx + result.errors + result.timeouts;
+  const firstFailure = failures
+    ? `${result.non2xx} non-2xx answers (${Object.entries(result.statusCodeStats ?? {})
+        .map(([code, stat]) => `${code}: ${stat.count}`)
+        .join(', ')}), ${result.errors} errors, ${result.timeouts} timeouts`
+    : undefined;
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    failures,
+    firstFailure,
+  };
+}
+
+/** The value at or below which `fraction` of the sorted samples lie (nearest rank). */
+function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+/**
+ * Closed-loop load on a function (a direct client call): `connections` callers, each calling
+ * again as soon as its call returns, for a bounded time, as autocannon does over HTTP.
+ */
+export async function callLoad(connections: number, seconds: number, call: (i: number) => Promise<unknown>): Promise<Measure> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstFailure: string | undefined;
+  let started = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          await call(started++);
+          latencies.push(performance.now() - t0);
+        } catch (error) {
+          failures++;
+          firstFailure ??= (error as Error).message;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 0.5),
+    p90: percentile(latencies, 0.9),
+    p99: percentile(latencies, 0.99),
+    failures,
+    firstFailure,
+  };
+}

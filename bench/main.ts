@@ -1,0 +1,264 @@
+// The benchmark (README "Performance"): the service against its floor and ceiling, in one run on
+// one machine. Run through bench/bench.sh (`npm run bench`), which starts a fresh PostgreSQL and
+// Weaviate for it and stops them afterwards; this program starts the compiled service and the
+// reference servers as child processes and stops them on every way out.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import type { WeaviateClient } from 'weaviate-client';
+import { keyHashSecret, loadConfig } from '../src/config.js';
+import { connect, type Orm } from '../src/db/orm.js';
+import { createAccount, setSubscription } from '../src/domain/accounts/accounts.js';
+import { createKey } from '../src/domain/keys/keys.js';
+import { ensureStore } from '../src/domain/stores/stores.js';
+import { analysedText, stemText } from '../src/domain/text/analyse.js';
+import { WeaviateSearchIndex } from '../src/search-index/weaviate.js';
+import { commandLine } from '../scripts/lib/command-line.js';
+import { chunk, filtersFor, pdfPages, questions } from './corpus.js';
+import { callLoad, httpLoad, type Measure } from './load.js';
+import { freePort, peakRss, spawnChild, stopAll, type Child } from './processes.js';
+import { latencyChart, markdown, measuredRow, targets, textTable, type Row } from './report.js';
+import { connectDirect, directBm25, rawImport, readChunks } from './weaviate-direct.js';
+
+const USAGE = `usage: npm run bench [-- --smoke] [-- --seconds N]
+  --smoke      a few seconds a scenario, the smallest corpus and a short PDF: checks that the benchmark works
+  --seconds N  length of each load scenario (default 10; 2 with --smoke)`;
+
+const { values } = commandLine('bench', USAGE, {
+  options: { smoke: { type: 'boolean', default: false }, seconds: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const smoke = values.smoke;
+const seconds = Number(values.seconds ?? (smoke ? 2 : 10));
+if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--seconds must be a positive number, not ${values.seconds}`);
+const CORPORA = smoke ? [1_000] : [1_000, 10_000, 100_000];
+const PDF_PAGES = smoke ? 20 : 200;
+const KEYS = 10;
+const TOP_K = 5;
+const WRITE_BATCH = 1_000;
+const STARTUP_MS = 60_000;
+
+const config = loadConfig();
+const dataDir = process.env.DATA_DIR ?? '.data';
+const workDir = join(dataDir, 'run');
+const resultsDir = 'bench/results';
+mkdirSync(workDir, { recursive: true });
+mkdirSync(resultsDir, { recursive: true });
+const weaviatePid = Number(readFileSync(join(dataDir, 'weaviate', 'weaviate.pid'), 'utf8').trim());
+
+const log = (message: string) => console.error(`[bench] ${message}`);
+const rows: Row[] = [];
+
+/** Fails the run when a scenario had failed requests or a server died: the benchmark measures working systems only. */
+function check(what: string, measure: Measure, servers: Child[]): void {
+  const dead = servers.find((s) => s.exited());
+  if (dead) throw new Error(`${dead.name} died during "${what}" (${dead.exited()}): ${dead.stderrTail()}`);
+  if (measure.failures > 0) throw new Error(`"${what}": ${measure.failures} failed requests: ${measure.firstFailure}`);
+}
+
+/** Runs one load against one process, sampling that process's memory meanwhile. */
+async function scenario(base: Omit<Row, 'unit' | 'throughput' | 'p50' | 'p90' | 'p99' | 'peakRssMb'>, pid: number, servers: Child[], run: () => Promise<Measure>): Promise<void> {
+  const rss = peakRss(pid);
+  const measure = await run();
+  const row = measuredRow(base, measure, rss.stop());
+  check(`${base.scenario}, ${base.system}, ${base.connections} conn`, measure, servers);
+  rows.push(row);
+  log(`${row.scenario} | ${row.system} | ${row.connections} conn: ${row.throughput!.toFixed(1)} req/s, p50 ${row.p50!.toFixed(1)} ms`);
+}
+
+/** A plan owned by this run, with limits out of reach (the limiter still runs), an account on it and its keys. */
+async function setUp(orm: Orm): Promise<{ planId: string; accountId: string; keys: string[] }> {
+  const em = orm.em.fork();
+  const planId = randomUUID();
+  const code = `bench-${planId.slice(0, 8)}`;
+  await em.execute(
+    `insert into plan (id, code, name, description, price_lkr, rate_limit_per_minute, rate_limit_per_day, monthly_quota, allowed_models,
+       custom_knowledge_bases, webhooks, analytics, support, sort_order)
+     values (?, ?, 'Benchmark', 'Created by npm run bench for one run, in its own database', 0, 1000000000, 1000000000, 1000000000, '{svcai-fast}',
+       true, false, 'basic', 'community', 1000)`,
+    [planId, code],
+  );
+  const account = await createAccount(em, 'Benchmark');
+  const now = new Date();
+  await setSubscription(em, account.id, { planCode: code, state: 'active' }, now);
+  const keys: string[] = [];
+  for (let i = 0; i < KEYS; i++) keys.push((await createKey(em, keyHashSecret(config), { accountId: account.id, name: `bench ${i}`, environment: config.API_ENVIRONMENT }, now)).key);
+  return { planId, accountId: account.id, keys };
+}
+
+/** Removes what setUp and the run wrote, the plan last. */
+async function tearDown(orm: Orm, planId: string, accountId: string): Promise<void> {
+  const em = orm.em.fork();
+  const keys = 'select id from api_key where account_id = ?';
+  await em.execute(`delete from request_log where api_key_id in (${keys})`, [accountId]);
+  await em.execute(`delete from usage_counter where api_key_id in (${keys})`, [accountId]);
+  await em.execute('delete from api_key where account_id = ?', [accountId]);
+  await em.execute('delete from document where store_id in (select id from store where account_id = ?)', [accountId]);
+  await em.execute('delete from store where account_id = ?', [accountId]);
+  await em.execute('delete from subscription where account_id = ?', [accountId]);
+  await em.execute('delete from account where id = ?', [accountId]);
+  await em.execute('delete from plan where id = ?', [planId]);
+}
+
+async function startReference(mode: 'ceiling' | 'floor'): Promise<{ child: Child; url: string }> {
+  const child = spawnChild(`the ${mode} reference server`, ['dist/bench/reference-server.js', mode], process.env);
+  const { port } = JSON.parse(await child.line(/^\{"port"/, STARTUP_MS)) as { port: number };
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function startService(): Promise<{ child: Child; url: string }> {
+  const port = await freePort();
+  // the access log goes to a file, as a deployed service's would
+  const logFile = openSync(join(workDir, 'service.log'), 'a');
+  const child = spawnChild('the service', ['dist/src/main.js'], { ...process.env, PORT: String(port), OPENAI_API_KEY: '' }, logFile);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + STARTUP_MS;
+  for (;;) {
+    if (child.exited()) throw new Error(`the service exited at start (${child.exited()}): ${child.stderrTail()}`);
+    const ready = await fetch(`${url}/api/v1/dev/plans`).then(
+      async (res) => (await res.arrayBuffer(), true),
+      () => false,
+    );
+    if (ready) return { child, url };
+    if (Date.now() > deadline) throw new Error(`the service did not answer within ${STARTUP_MS} ms: ${child.stderrTail()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Writes `size` generated chunks into the store through the service's index adapter. */
+async function buildCorpus(index: WeaviateSearchIndex, store: string, size: number): Promise<void> {
+  const start = performance.now();
+  for (let from = 0; from < size; from += WRITE_BATCH) {
+    const records = Array.from({ length: Math.min(WRITE_BATCH, size - from) }, (_, i) => chunk(from + i));
+    await index.writeChunks(store, records);
+    if ((from + WRITE_BATCH) % 20_000 === 0) log(`  ${from + WRITE_BATCH} of ${size} chunks written`);
+  }
+  log(`corpus of ${size} chunks written in ${((performance.now() - start) / 1000).toFixed(0)} s`);
+}
+
+async function queryScenarios(service: { child: Child; url: string }, direct: WeaviateClient, keys: string[], store: string, size: number): Promise<void> {
+  const asked = questions();
+  const bodies = (filtered: boolean) => asked.map((q) => JSON.stringify({ query: q.question, store_id: store, ...(filtered ? { filters: filtersFor(q) } : {}) }));
+  const analysed = asked.map((q) => `${analysedText(q.question)} ${stemText(q.question)}`.trim());
+  for (const filtered of [false, true]) {
+    const scenarioName = `query BM25${filtered ? ', filters' : ''}, ${size.toLocaleString('en')} chunks`;
+    const texts = bodies(filtered);
+    for (const connections of [1, 16]) {
+      const base = { scenario: scenarioName, connections, corpus: size, filtered };
+      await scenario({ ...base, system: 'service' }, service.child.pid, [service.child], () =>
+        httpLoad({ url: `${service.url}/api/v1/dev/query`, method: 'POST', bodies: texts, connections, seconds, keys }),
+      );
+      await scenario({ ...base, system: 'direct Weaviate (weaviate-client)' }, weaviatePid, [], () =>
+        callLoad(connections, seconds, (i) => {
+          const q = asked[i % asked.length]!;
+          return directBm25(direct, store, analysed[i % asked.length]!, filtered ? filtersFor(q) : {}, TOP_K);
+        }),
+      );
+    }
+    rows.push({ scenario: scenarioName.replace('BM25', 'hybrid'), system: 'service and direct', connections: null, unit: 'req/s', throughput: null, peakRssMb: null, note: 'not measured: no embeddings endpoint' });
+  }
+}
+
+async function ingestion(direct: WeaviateClient, accountId: string, servers: Child[]): Promise<void> {
+  const pagesFile = join(workDir, 'pages.json');
+  const pdf = join(workDir, `bench-${PDF_PAGES}-pages.pdf`);
+  writeFileSync(pagesFile, JSON.stringify(pdfPages(PDF_PAGES)));
+  execFileSync(process.execPath, ['bench/render-pdf.mjs', pagesFile, pdf], { stdio: 'inherit' });
+  const store = 'bench-ingest';
+  const child = spawnChild('the ingestion', ['dist/bench/ingest-document.js', pdf, store, accountId], process.env);
+  const rss = peakRss(child.pid);
+  const line = await child.line(/^\{"seconds"/, 10 * STARTUP_MS);
+  const peak = rss.stop();
+  await child.stop();
+  const result = JSON.parse(line) as { seconds: number; pages: number; chunks: number };
+  const name = `ingestion, ${result.pages}-page PDF (${result.chunks} chunks)`;
+  rows.push({ scenario: name, system: 'service ingestion code', connections: null, unit: 'pages/s', throughput: result.pages / result.seconds, peakRssMb: peak / 2 ** 20 });
+  const chunks = await readChunks(direct, store);
+  if (chunks.length !== result.chunks) throw new Error(`the index holds ${chunks.length} chunks of the PDF, the ingestion reported ${result.chunks}`);
+  const weaviateRss = peakRss(weaviatePid);
+  const rawSeconds = await rawImport(direct, `${store}-raw`, chunks);
+  rows.push({ scenario: name, system: 'raw weaviate-client import', connections: null, unit: 'pages/s', throughput: result.pages / rawSeconds, peakRssMb: weaviateRss.stop() / 2 ** 20 });
+  const dead = servers.find((s) => s.exited());
+  if (dead) throw new Error(`${dead.name} died during ingestion: ${dead.stderrTail()}`);
+}
+
+async function run(orm: Orm): Promise<void> {
+  const { planId, accountId, keys } = await setUp(orm);
+  const index = new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT });
+  const direct = await connectDirect(config.WEAVIATE_URL, config.WEAVIATE_GRPC_PORT);
+  try {
+    const ceiling = await startReference('ceiling');
+    const floor = await startReference('floor');
+    const service = await startService();
+    for (const connections of [1, 10]) {
+      await scenario({ scenario: 'light call', system: 'ceiling: bare Koa', connections }, ceiling.child.pid, [ceiling.child], () =>
+        httpLoad({ url: `${ceiling.url}/`, connections, seconds, keys }),
+      );
+      await scenario({ scenario: 'light call', system: 'durable floor: Koa + 1 statement', connections }, floor.child.pid, [floor.child], () =>
+        httpLoad({ url: `${floor.url}/`, connections, seconds, keys }),
+      );
+      for (const path of ['plans', 'usage']) {
+        await scenario({ scenario: 'light call', system: `service GET /${path}`, connections }, service.child.pid, [service.child], () =>
+          httpLoad({ url: `${service.url}/api/v1/dev/${path}`, connections, seconds, keys }),
+        );
+      }
+    }
+    await ceiling.child.stop();
+    await floor.child.stop();
+    for (const size of CORPORA) {
+      const store = `bench-${size}`;
+      await ensureStore(orm.em.fork(), store, { owner: accountId });
+      await buildCorpus(index, store, size);
+      await queryScenarios(service, direct, keys, store, size);
+    }
+    await ingestion(direct, accountId, [service.child]);
+    await service.child.stop();
+  } finally {
+    await stopAll();
+    await index.close();
+    await direct.close();
+    await tearDown(orm, planId, accountId);
+  }
+}
+
+function machine(): string {
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  return `${cpus()[0]?.model ?? 'unknown processor'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GB, load average at the end ${load}`;
+}
+
+const orm = await connect(config.DATABASE_URL);
+const started = new Date();
+let failed = false;
+try {
+  await run(orm);
+} catch (error) {
+  // what failed is in the message (a failed request, a dead server and its last words); no stack
+  console.error(`bench: failed: ${(error as Error).message}`);
+  failed = true;
+} finally {
+  await orm.close();
+}
+if (failed) process.exit(1);
+const about = [
+  `${started.toISOString()}, ${smoke ? 'smoke run' : 'full run'}, ${seconds} s a scenario, autocannon on loopback, ${KEYS} keys on a plan with limits out of reach (the limiter runs)`,
+  `machine: ${machine()}; the load generator, the servers, PostgreSQL and Weaviate share it`,
+  'throughput: mean requests (or pages) per second; latency in ms; peak RSS of the answering process during the scenario (Weaviate for direct queries and the raw import)',
+];
+console.log(textTable(rows));
+console.log(['', 'targets:', ...targets(rows).map((t) => `  ${t}`)].join('\n'));
+const stamp = started.toISOString().replace(/[:.]/g, '-');
+const name = `${smoke ? 'smoke' : 'full'}-${stamp}`;
+writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify({ about, rows }, null, 2)}\n`);
+writeFileSync(join(resultsDir, `${name}.md`), markdown(rows, about).replace('latest.svg', `${name}.svg`));
+writeFileSync(join(resultsDir, `${name}.svg`), latencyChart(rows));
+log(`results in ${resultsDir}/${name}.{json,md,svg}`);
+if (!smoke) {
+  // the latest full run is the one the README quotes (committed)
+  writeFileSync(join(resultsDir, 'latest.md'), markdown(rows, about));
+  writeFileSync(join(resultsDir, 'latest.svg'), latencyChart(rows));
+}

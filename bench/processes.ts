@@ -1,0 +1,115 @@
+import { spawn, type StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+// The processes the benchmark starts: each is registered the moment it is spawned and stopped on
+// every way out of the run (normal end, error, Ctrl-C), so none outlives the benchmark.
+
+const STOP_GRACE_MS = 10_000;
+const STDERR_TAIL_CHARS = 4_000;
+
+export interface Child {
+  name: string;
+  pid: number;
+  /** The exit code or signal once the process has exited; undefined while it runs. */
+  exited(): string | undefined;
+  stderrTail(): string;
+  /** Resolves with the first stdout line matching `pattern` (the process's own report, e.g. its port). */
+  line(pattern: RegExp, timeoutMs: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const running = new Set<Child>();
+
+// last resort when the run ends without reaching its own cleanup (an exception at the top level)
+process.on('exit', () => {
+  for (const child of running) {
+    try {
+      process.kill(child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore' | number = 'pipe'): Child {
+  const stdio: StdioOptions = ['ignore', stdout, 'pipe'];
+  const proc = spawn(process.execPath, args, { env, stdio });
+  if (proc.pid === undefined) throw new Error(`could not start ${name}`);
+  let out = '';
+  let err = '';
+  let exit: string | undefined;
+  proc.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err = (err + chunk).slice(-STDERR_TAIL_CHARS)));
+  const exited = new Promise<void>((resolve) =>
+    proc.once('exit', (code, signal) => {
+      exit = signal ?? `code ${code}`;
+      running.delete(child);
+      resolve();
+    }),
+  );
+  const child: Child = {
+    name,
+    pid: proc.pid,
+    exited: () => exit,
+    stderrTail: () => err,
+    async line(pattern, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = out.split('\n').find((l) => pattern.test(l));
+        if (found) return found;
+        if (exit) throw new Error(`${name} exited (${exit}) before it was ready: ${err}`);
+        if (Date.now() > deadline) throw new Error(`${name} was not ready within ${timeoutMs} ms: ${err}`);
+        await sleep(50);
+      }
+    },
+    async stop() {
+      if (exit) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  running.add(child);
+  return child;
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((child) => child.stop()));
+}
+
+/** A port the OS chose as free just now, for a process that must be told its port. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+  });
+}
+
+/** The resident set of a process now, in bytes (Linux /proc); 0 once it has exited. */
+function rssBytes(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples a process's resident memory every 100 ms until stopped; returns the peak in bytes. */
+export function peakRss(pid: number): { stop(): number } {
+  let peak = rssBytes(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, rssBytes(pid));
+    },
+  };
+}

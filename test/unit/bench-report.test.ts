@@ -1,0 +1,64 @@
+import { describe, expect, it } from '@jest/globals';
+import { callLoad } from '../../bench/load.js';
+import { chunk } from '../../bench/corpus.js';
+import { latencyChart, targets, type Row } from '../../bench/report.js';
+
+const row = (system: string, connections: number, extra: Partial<Row>): Row => ({
+  scenario: 's',
+  system,
+  connections,
+  unit: 'req/s',
+  throughput: 100,
+  p50: 1,
+  p90: 2,
+  p99: 3,
+  peakRssMb: 100,
+  ...extra,
+});
+
+describe('benchmark report', () => {
+  it('states each target as a ratio within the run, met or missed', () => {
+    const rows = [
+      row('durable floor: Koa + 1 statement', 10, { throughput: 1000 }),
+      row('service GET /plans', 10, { throughput: 850 }),
+      row('service GET /usage', 10, { throughput: 500, peakRssMb: 260 }),
+      row('service', 1, { corpus: 1000, filtered: false, p50: 8 }),
+      row('direct Weaviate (weaviate-client)', 1, { corpus: 1000, filtered: false, p50: 2 }),
+      row('service', 16, { corpus: 1000, filtered: false, p50: 5 }),
+      row('direct Weaviate (weaviate-client)', 16, { corpus: 1000, filtered: false, p50: 2 }),
+    ];
+    expect(targets(rows)).toEqual([
+      "GET /plans at 10 connections: 0.85 of the durable floor's throughput (target at least 0.8: met)",
+      "GET /usage at 10 connections: 0.50 of the durable floor's throughput (target at least 0.8: missed)",
+      's, 1 conn: p50 8.0 ms against direct 2.0 ms (target at most 1.5 x direct + 3 ms = 6.0 ms: missed)',
+      's, 16 conn: p50 5.0 ms against direct 2.0 ms (target at most 2 x direct = 4.0 ms: missed)',
+      'service peak RSS under load: 260 MB (target below 250 MB: missed; the 10-minute soak is not part of this benchmark)',
+    ]);
+  });
+
+  it('draws one line per system, filter and connection count', () => {
+    const rows = [1000, 10000].flatMap((corpus) => [row('service', 1, { corpus, filtered: false }), row('service', 16, { corpus, filtered: true })]);
+    const svg = latencyChart(rows);
+    expect(svg.match(/<polyline/g)).toHaveLength(2);
+    expect(svg).toContain('service, filter, 16 conn');
+  });
+});
+
+describe('benchmark corpus and load', () => {
+  it('generates the same chunk for the same position, languages in turn', () => {
+    expect(chunk(7)).toEqual(chunk(7));
+    expect([0, 1, 2].map((i) => chunk(i).language)).toEqual(['english', 'sinhala', 'tamil']);
+    expect(chunk(1).textTerms.length).toBeGreaterThan(100);
+  });
+
+  it('counts failed calls apart from the latencies of the others', async () => {
+    const measure = await callLoad(2, 0.2, async (i) => {
+      if (i % 2) throw new Error('refused');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    });
+    expect(measure.failures).toBeGreaterThan(0);
+    expect(measure.firstFailure).toBe('refused');
+    expect(measure.requests).toBeGreaterThan(0);
+    expect(measure.p50).toBeGreaterThanOrEqual(4);
+  });
+});
