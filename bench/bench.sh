@@ -13,8 +13,5 @@ unset DATABASE_URL WEAVIATE_URL LOCAL_POSTGRES LOCAL_WEAVIATE KEY_HASH_SECRET
 export DATA_DIR="$REPO_DIR/.data/bench" PG_PORT="${BENCH_PG_PORT:-54359}"
 export WEAVIATE_HTTP_PORT="${BENCH_WEAVIATE_HTTP_PORT:-18110}" WEAVIATE_GRPC_PORT="${BENCH_WEAVIATE_GRPC_PORT:-15081}"
 source "$REPO_DIR/scripts/lib/services.sh"
-stop_services
-rm -rf "$DATA_DIR"
-trap stop_services EXIT
-start_services
+start_fresh_services
 LOG_LEVEL="${LOG_LEVEL:-info}" node dist/bench/main.js "$@"

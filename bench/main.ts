@@ -18,7 +18,8 @@ import { WeaviateSearchIndex } from '../src/search-index/weaviate.js';
 import { commandLine } from '../scripts/lib/command-line.js';
 import { chunk, filtersFor, pdfPages, questions } from './corpus.js';
 import { callLoad, httpLoad, type Measure } from './load.js';
-import { freePort, peakRss, spawnChild, stopAll, type Child } from './processes.js';
+import { freePort } from '../scripts/lib/free-port.js';
+import { peakRss, spawnChild, stopAll, type Child } from './processes.js';
 import { latencyChart, markdown, measuredRow, targets, textTable, type Row } from './report.js';
 import { connectDirect, directBm25, rawImport, readChunks } from './weaviate-direct.js';
 

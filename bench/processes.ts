@@ -1,6 +1,5 @@
 import { spawn, type StdioOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // The processes the benchmark starts: each is registered the moment it is spawned and stopped on
@@ -80,17 +79,6 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((child) => child.stop()));
 }
 
-/** A port the OS chose as free just now, for a process that must be told its port. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-  });
-}
 
 /** The resident set of a process now, in bytes (Linux /proc); 0 once it has exited. */
 function rssBytes(pid: number): number {

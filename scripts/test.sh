@@ -25,10 +25,7 @@ npm run --silent test:unit
 export DATA_DIR="$REPO_DIR/.data/test" PG_PORT="${TEST_PG_PORT:-54339}"
 export WEAVIATE_HTTP_PORT="${TEST_WEAVIATE_HTTP_PORT:-18090}" WEAVIATE_GRPC_PORT="${TEST_WEAVIATE_GRPC_PORT:-15061}"
 source "$REPO_DIR/scripts/lib/services.sh"
-stop_services
-rm -rf "$DATA_DIR"
-trap stop_services EXIT
-start_services
+start_fresh_services
 
 log "integration tests"
 npm run --silent test:integration

@@ -33,6 +33,15 @@ start_services() {
   node "$REPO_DIR/dist/scripts/migrate.js"
 }
 
+# Starts local services on an empty data folder, stopped again when the calling script exits
+# (the tests and the benchmark each run on their own ports and folder).
+start_fresh_services() {
+  stop_services
+  rm -rf "$DATA_DIR"
+  trap stop_services EXIT
+  start_services
+}
+
 # Stops the local servers (and only those): the URLs exported for the service must not make the
 # scripts take our own servers for external ones.
 stop_services() {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { startProcess, waitUntilReady, type Exit } from './processes.js';
 import { HASH_SECRET, databaseUrl } from './server.js';
+import { freePort } from '../../../scripts/lib/free-port.js';
 
 // The compiled service as its own process, as in production: what crashes it, kills it.
 
@@ -17,16 +17,6 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      });
-  });
-}
 
 /** Starts `node dist/src/main.js` on a free port and waits until it answers HTTP; stopped after the test file at the latest. */
 export async function startServerProcess(env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
