@@ -1,7 +1,4 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ConfigError } from '../config.js';
 import { legacyFontProblem, legacySinhalaFont } from '../domain/documents/legacy-fonts.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
@@ -46,13 +43,13 @@ export function requirePopplerTools(env: NodeJS.ProcessEnv = process.env): void 
  * pool reports as the job's own overrun. Each tool of a file gets the whole budget: pdfinfo and
  * pdffonts read only the file's structure, pdftotext does the work.
  */
-async function tool(name: string, args: string[], { cpuMs, memoryMb }: ToolLimits): Promise<string> {
+async function tool(name: string, args: string[], input: Uint8Array, { cpuMs, memoryMb }: ToolLimits): Promise<string> {
   const cpuSeconds = Math.max(1, Math.ceil(cpuMs / 1000));
   // a tool that waits without using the processor (it should not) is ended after 5 × its time
   const wallSeconds = 5 * cpuSeconds;
   const command = ['--signal=KILL', `${wallSeconds}s`, 'prlimit', `--cpu=${cpuSeconds}`, `--as=${memoryMb * 1024 * 1024}`, '--', name, ...args];
   return new Promise((resolve, reject) => {
-    execFile('timeout', command, { encoding: 'utf8', maxBuffer: MAX_INFLATED_BYTES }, (error, stdout, stderr) => {
+    const child = execFile('timeout', command, { encoding: 'utf8', maxBuffer: MAX_INFLATED_BYTES }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       // more text than a file within the inflation budget can hold: the tool was stopped
       if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new OverBudgetError('memory', memoryMb));
@@ -67,6 +64,10 @@ async function tool(name: string, args: string[], { cpuMs, memoryMb }: ToolLimit
       if (signal === 'SIGABRT' || signal === 6 || /out of memory|bad_alloc/i.test(stderr)) return reject(new OverBudgetError('memory', memoryMb));
       reject(popplerError(stderr));
     });
+    // the file goes to the tool on its standard input: uploads are never written to disk; a tool
+    // that stops reading early (a damaged file, a budget overrun) is judged by its exit above
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
   });
 }
 
@@ -97,21 +98,15 @@ function fontNames(table: string): string[] {
  */
 export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promise<string[]> {
   if (!inflatesWithin(bytes)) throw new Error(`its content expands to more than ${MAX_INFLATED_BYTES} bytes`);
-  const dir = await mkdtemp(join(tmpdir(), 'pdf-text-'));
-  try {
-    const file = join(dir, 'in.pdf');
-    await writeFile(file, bytes);
-    const info = await tool('pdfinfo', [file], limits);
-    const pages = Number(/^Pages:\s+(\d+)$/m.exec(info)?.[1] ?? 0);
-    if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages; at most ${MAX_PAGES} are read`);
-    if (pages === 0) return [];
-    const legacy = legacySinhalaFont(fontNames(await tool('pdffonts', ['-l', String(pages), file], limits)));
-    if (legacy) throw new Error(legacyFontProblem(legacy));
-    // the default mode reads in reading order (the README has the comparison with -raw and
-    // -layout); each page ends with a form feed
-    const text = await tool('pdftotext', ['-enc', 'UTF-8', '-l', String(pages), file, '-'], limits);
-    return finishPdfPages(text.split('\f').slice(0, pages));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  // '-' makes each tool read the file from its standard input
+  const info = await tool('pdfinfo', ['-'], bytes, limits);
+  const pages = Number(/^Pages:\s+(\d+)$/m.exec(info)?.[1] ?? 0);
+  if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages; at most ${MAX_PAGES} are read`);
+  if (pages === 0) return [];
+  const legacy = legacySinhalaFont(fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits)));
+  if (legacy) throw new Error(legacyFontProblem(legacy));
+  // the default mode reads in reading order (the README has the comparison with -raw and
+  // -layout); each page ends with a form feed
+  const text = await tool('pdftotext', ['-enc', 'UTF-8', '-l', String(pages), '-', '-'], bytes, limits);
+  return finishPdfPages(text.split('\f').slice(0, pages));
 }
