@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { admitDocsRequest, purgeDocsRequests } from '../../db/docs-request-log.js';
+import { admitInWindow, purgeWindow } from '../../db/sliding-window.js';
 import { ServiceError } from '../errors.js';
 import { secondsUntil, type WindowHeaders } from './window.js';
 
@@ -25,9 +25,9 @@ export async function admitDocs(em: EntityManager, client: DocsClient, now: Date
   const since = new Date(now.getTime() - DOCS_WINDOW_MS);
   if (now.getTime() - lastPurge >= PURGE_EVERY_MS) {
     lastPurge = now.getTime();
-    await purgeDocsRequests(em, since);
+    await purgeWindow(em, 'docs_request', since);
   }
-  const result = await admitDocsRequest(em, id, limit, since, now);
+  const result = await admitInWindow(em, 'docs_request', id, limit, since, now);
   // the oldest request leaves the window first: then one more is admitted
   const frees = new Date((result.oldest ?? now).getTime() + DOCS_WINDOW_MS);
   const window: WindowHeaders = { limit, remaining: Math.max(0, limit - result.count), reset: Math.ceil(frees.getTime() / 1000) };
