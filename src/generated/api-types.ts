@@ -108,6 +108,250 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up
+         * @description Creates an account and its first user, signs the browser in (session cookie) and mails a link to confirm the email address. Sign-ups are throttled per client address.
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/log-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in
+         * @description Signs the browser in with a new session (a session cookie it had before ends, so a planted cookie is never promoted). Failed attempts are limited per client address and per email address over 15 minutes.
+         */
+        post: operations["logIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/log-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out
+         * @description Ends the session and clears its cookie.
+         */
+        post: operations["logOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in session
+         * @description Who is signed in, their account and subscription, and the CSRF token for operations that change something.
+         */
+        get: operations["getDashboardSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the email address
+         * @description Redeems the token of the emailed verification link (valid once, for 48 hours). Needs no session: the link may be opened in another browser.
+         */
+        post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/verification-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail the verification link again
+         * @description Mails a new verification link to the signed-in person; earlier links stop working.
+         */
+        post: operations["resendVerificationEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset link
+         * @description Mails a reset link (valid once, for one hour) when the address has an account. The answer is the same either way, so it never tells which addresses have accounts. Throttled per client address and per email address.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password
+         * @description Sets a new password with the token of the emailed reset link, confirms the email address, and ends every session of the person.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe to a plan
+         * @description Subscribes the account to the Free plan, which activates at once with no card. The account's keys take the plan from their next request.
+         */
+        post: operations["subscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Every key of the account, revoked ones included, oldest first. The keys themselves are never shown again.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates a key for the account and shows it this once. Needs an active subscription (402 without one).
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/keys/{key_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key at once: its next request answers `401 api_key_revoked`. Revoking a revoked key changes nothing.
+         */
+        post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit log
+         * @description Events on the account, its keys and its subscription: who did what and when, newest first.
+         */
+        get: operations["getAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -817,6 +1061,319 @@ export interface components {
          *     }
          */
         BadRequestBody: components["schemas"]["ValidationError"] | components["schemas"]["Detail"];
+        /**
+         * @description A new account and the person who manages it.
+         * @example {
+         *       "organisation": "Royal College Science Society",
+         *       "email": "teacher@example.lk",
+         *       "password": "correct horse battery staple"
+         *     }
+         */
+        SignUpRequest: {
+            /**
+             * @description The organisation's name (a school, a company, or your own name).
+             * @example Royal College Science Society
+             */
+            organisation: string;
+            /**
+             * Format: email
+             * @description Your email address; it signs you in and receives the verification link.
+             * @example teacher@example.lk
+             */
+            email: string;
+            /**
+             * @description At least 10 characters, not your email address.
+             * @example correct horse battery staple
+             */
+            password: string;
+        };
+        /**
+         * @description Email address and password.
+         * @example {
+         *       "email": "teacher@example.lk",
+         *       "password": "correct horse battery staple"
+         *     }
+         */
+        LogInRequest: {
+            /**
+             * Format: email
+             * @description The address you signed up with (any letter case).
+             * @example teacher@example.lk
+             */
+            email: string;
+            /**
+             * @description Your password.
+             * @example correct horse battery staple
+             */
+            password: string;
+        };
+        /**
+         * @description An email address.
+         * @example {
+         *       "email": "teacher@example.lk"
+         *     }
+         */
+        EmailRequest: {
+            /**
+             * Format: email
+             * @description The address you signed up with.
+             * @example teacher@example.lk
+             */
+            email: string;
+        };
+        /**
+         * @description The token of a link we emailed (the `token` query parameter of the link).
+         * @example {
+         *       "token": "k3Jx0Pz8bW6gQ1tY4rVn2mLd9sHc5aEe7uFo0iKj3q"
+         *     }
+         */
+        TokenRequest: {
+            /**
+             * @description The token from the link.
+             * @example k3Jx0Pz8bW6gQ1tY4rVn2mLd9sHc5aEe7uFo0iKj3q
+             */
+            token: string;
+        };
+        /**
+         * @description The token of the emailed reset link and the new password.
+         * @example {
+         *       "token": "k3Jx0Pz8bW6gQ1tY4rVn2mLd9sHc5aEe7uFo0iKj3q",
+         *       "password": "a new and longer passphrase"
+         *     }
+         */
+        PasswordResetRequest: {
+            /**
+             * @description The token from the link.
+             * @example k3Jx0Pz8bW6gQ1tY4rVn2mLd9sHc5aEe7uFo0iKj3q
+             */
+            token: string;
+            /**
+             * @description The new password; at least 10 characters, not your email address.
+             * @example a new and longer passphrase
+             */
+            password: string;
+        };
+        /**
+         * @description Who is signed in, their account and subscription, and the session's CSRF token.
+         * @example {
+         *       "user": {
+         *         "id": "6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *         "email": "teacher@example.lk",
+         *         "email_verified": false
+         *       },
+         *       "account": {
+         *         "id": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *         "name": "Royal College Science Society"
+         *       },
+         *       "subscription": null,
+         *       "csrf_token": "3q2Lx8pW0vT9yN4kR7mB1cZ6sD5fG2hJ0aE8uI4oP6w"
+         *     }
+         */
+        DashboardSession: {
+            /** @description The signed-in person. */
+            user: {
+                /**
+                 * Format: uuid
+                 * @description The person's id.
+                 */
+                id: string;
+                /** @description Their email address (lower case). */
+                email: string;
+                /** @description Whether the address is confirmed (needed before paid checkout). */
+                email_verified: boolean;
+            };
+            /** @description The account the person manages. */
+            account: {
+                /**
+                 * Format: uuid
+                 * @description The account's id.
+                 */
+                id: string;
+                /** @description The organisation's name. */
+                name: string;
+            };
+            /** @description The account's subscription, or null before the first one. */
+            subscription: components["schemas"]["SubscriptionInfo"] | null;
+            /** @description Send it as the `X-CSRF-Token` header with every operation that changes something. */
+            csrf_token: string;
+        };
+        /**
+         * @description The account's subscription.
+         * @example {
+         *       "plan": "Free",
+         *       "state": "active",
+         *       "current_period_start": "2026-11-23T10:00:00Z",
+         *       "current_period_end": null,
+         *       "trial_ends_at": null
+         *     }
+         */
+        SubscriptionInfo: {
+            /**
+             * @description The plan's name, as in `GET /api/v1/dev/plans`.
+             * @example Free
+             */
+            plan: string;
+            state: components["schemas"]["SubscriptionState"];
+            /**
+             * Format: date-time
+             * @description Start of the subscription's current period.
+             */
+            current_period_start: string;
+            /**
+             * Format: date-time
+             * @description End of the current period, or null for an open-ended subscription (Free).
+             */
+            current_period_end: string | null;
+            /**
+             * Format: date-time
+             * @description End of the trial while `trialing`, else null.
+             */
+            trial_ends_at: string | null;
+        };
+        /**
+         * @description `active` and `trialing` (until `trial_ends_at`) give the account's keys their plan;
+         *     `expired` and `cancelled` give none.
+         * @enum {string}
+         */
+        SubscriptionState: "active" | "trialing" | "expired" | "cancelled";
+        /**
+         * @description The plan to subscribe to. The Free plan activates at once, with no card.
+         * @example {
+         *       "plan": "free"
+         *     }
+         */
+        SubscriptionRequest: {
+            /**
+             * @description `free`.
+             * @constant
+             */
+            plan: "free";
+        };
+        /**
+         * @description An API key as listed (the key itself is shown only once, at creation).
+         * @example {
+         *       "id": "1d2e3f40-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *       "name": "school website",
+         *       "display_prefix": "svc_Ab12Cd",
+         *       "environment": "live",
+         *       "read_only": false,
+         *       "allowed_ips": [],
+         *       "state": "active",
+         *       "created_at": "2026-11-23T10:00:00Z",
+         *       "last_used_at": null,
+         *       "revoked_at": null
+         *     }
+         */
+        ApiKeyRecord: {
+            /**
+             * Format: uuid
+             * @description The key's id (for revoking it).
+             */
+            id: string;
+            /** @description Its name. */
+            name: string;
+            /**
+             * @description The first characters of the key, to recognise it.
+             * @example svc_Ab12Cd
+             */
+            display_prefix: string;
+            /**
+             * @description `live` keys start with `svc_` and work on live servers; `test` keys start with `sk_test_` and work on test deployments.
+             * @enum {string}
+             */
+            environment: "live" | "test";
+            /** @description Whether the key may call GET operations only. */
+            read_only: boolean;
+            /** @description Addresses and CIDR ranges the key may be used from; empty means any. */
+            allowed_ips: string[];
+            state: components["schemas"]["ApiKeyState"];
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last authenticated a request (updated at most about once a minute).
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked.
+             */
+            revoked_at: string | null;
+        };
+        /**
+         * @description `active`, or `revoked` (its requests answer `401 api_key_revoked`).
+         * @enum {string}
+         */
+        ApiKeyState: "active" | "revoked";
+        /**
+         * @description The new key's name and restrictions.
+         * @example {
+         *       "name": "school website",
+         *       "environment": "live",
+         *       "read_only": false,
+         *       "allowed_ips": [
+         *         "203.0.113.0/24"
+         *       ]
+         *     }
+         */
+        NewApiKeyRequest: {
+            /**
+             * @description A name to recognise the key by.
+             * @example school website
+             */
+            name: string;
+            /**
+             * @description Default `live`.
+             * @enum {string}
+             */
+            environment?: "live" | "test";
+            /** @description Allow GET operations only. Default false. */
+            read_only?: boolean;
+            /**
+             * @description Addresses or CIDR ranges (IPv4 or IPv6) the key may be used from. Default any.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowed_ips?: string[];
+        };
+        /** @description The new key, in full, and its record. Store the key now; it cannot be shown again. */
+        NewApiKey: {
+            /**
+             * @description The API key. Send it as `X-API-Key`.
+             * @example svc_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56
+             */
+            key: string;
+            api_key: components["schemas"]["ApiKeyRecord"];
+        };
+        /** @description The account's keys, oldest first. */
+        ApiKeyList: {
+            /** @description Every key of the account, revoked ones included. */
+            keys: components["schemas"]["ApiKeyRecord"][];
+        };
+        /** @description The account's audit log, newest first (the last 200 events). */
+        AuditLog: {
+            /** @description Events on the account, its keys and its subscription. */
+            events: {
+                /**
+                 * @description What happened (`account.created`, `email.verified`, `password.reset`, `subscription.changed`, `key.created`, `key.revoked`).
+                 * @example key.created
+                 */
+                action: string;
+                /** @description What it happened to (a key's display prefix, a plan). */
+                subject: string | null;
+                /** @description Who did it. */
+                user_email: string | null;
+                /**
+                 * Format: date-time
+                 * @description When.
+                 */
+                created_at: string;
+            }[];
+        };
     };
     responses: {
         /**
@@ -1136,8 +1693,206 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
+        /** @description Signed up and signed in: the cookie holds the new session. A verification link was mailed. */
+        DashboardSessionCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Set-Cookie": components["headers"]["Set-Cookie"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DashboardSession"];
+            };
+        };
+        /** @description Signed in: the cookie holds a new session (any session the browser had before ends). */
+        DashboardSessionStarted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Set-Cookie": components["headers"]["Set-Cookie"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DashboardSession"];
+            };
+        };
+        /** @description The signed-in person, their account and subscription, and the CSRF token. */
+        DashboardSessionOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DashboardSession"];
+            };
+        };
+        /** @description Signed out: the session ended and the cookie is cleared. */
+        LoggedOut: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Set-Cookie": components["headers"]["Set-Cookie"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description Accepted: the mail is on its way (for a password reset: when the address has an account; the
+         *     answer is the same either way).
+         */
+        Accepted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description The password is changed and every session of the person ended: log in again. */
+        PasswordChanged: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The email address is confirmed. */
+        EmailVerified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The account's subscription after the change (the change applies to its keys from their next request). */
+        SubscriptionOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SubscriptionInfo"];
+            };
+        };
+        /** @description The account's keys. */
+        ApiKeyListOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiKeyList"];
+            };
+        };
+        /** @description The key was created. `key` is shown this once: store it now. */
+        NewApiKeyCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NewApiKey"];
+            };
+        };
+        /** @description The key after the change. */
+        ApiKeyOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiKeyRecord"];
+            };
+        };
+        /** @description The account's audit log. */
+        AuditLogOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AuditLog"];
+            };
+        };
+        /** @description The request was refused: `detail` names the field and the rule (for example a password shorter than 10 characters, an invalid IP range, or a link that is invalid, expired or already used). */
+        DashboardBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BadRequestBody"];
+            };
+        };
+        /** @description Not signed in: no session cookie, or the session ended (idle for too long, too old, logged out, or the password was reset); or, for `logIn`, a wrong email address or password (`authentication_failed`). */
+        DashboardUnauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Refused as a possible cross-site request: the `X-CSRF-Token` header is missing or wrong, or the request came from another site (`Origin` or `Sec-Fetch-Site`). */
+        DashboardForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Nothing with this id in your account. */
+        DashboardNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description An account with this email address exists. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description The account has no active subscription: subscribe to the Free plan or a paid plan first. */
+        PaymentRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description Too many attempts from this address or for this email address in the last 15 minutes (log-ins, sign-ups, password-reset requests). `Retry-After` gives the seconds to wait. */
+        DashboardTooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+         *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+         *     a missing or wrong token answers `403 forbidden`.
+         */
+        "X-CSRF-Token": string;
+    };
     requestBodies: never;
     headers: {
         /**
@@ -1197,6 +1952,12 @@ export interface components {
          * @example 30
          */
         "Retry-After.optional": number;
+        /**
+         * @description The dashboard session cookie `svc_session` (`HttpOnly`, `SameSite=Lax`, `Path=/dashboard`,
+         *     `Secure` when the dashboard is served over HTTPS). A new random token at every sign-in; an
+         *     expired cookie (`Max-Age=0`) at log-out.
+         */
+        "Set-Cookie": string;
     };
     pathItems: never;
 }
@@ -1286,6 +2047,286 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignUpRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["DashboardSessionCreated"];
+            400: components["responses"]["DashboardBadRequest"];
+            403: components["responses"]["DashboardForbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["DashboardTooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    logIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogInRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["DashboardSessionStarted"];
+            400: components["responses"]["DashboardBadRequest"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
+            429: components["responses"]["DashboardTooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    logOut: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+                 *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+                 *     a missing or wrong token answers `403 forbidden`.
+                 */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["LoggedOut"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDashboardSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DashboardSessionOk"];
+            401: components["responses"]["DashboardUnauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            204: components["responses"]["EmailVerified"];
+            400: components["responses"]["DashboardBadRequest"];
+            403: components["responses"]["DashboardForbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendVerificationEmail: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+                 *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+                 *     a missing or wrong token answers `403 forbidden`.
+                 */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: components["responses"]["Accepted"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailRequest"];
+            };
+        };
+        responses: {
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["DashboardBadRequest"];
+            403: components["responses"]["DashboardForbidden"];
+            429: components["responses"]["DashboardTooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            204: components["responses"]["PasswordChanged"];
+            400: components["responses"]["DashboardBadRequest"];
+            403: components["responses"]["DashboardForbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    subscribe: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+                 *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+                 *     a missing or wrong token answers `403 forbidden`.
+                 */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SubscriptionOk"];
+            400: components["responses"]["DashboardBadRequest"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ApiKeyListOk"];
+            401: components["responses"]["DashboardUnauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+                 *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+                 *     a missing or wrong token answers `403 forbidden`.
+                 */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewApiKeyRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["NewApiKeyCreated"];
+            400: components["responses"]["DashboardBadRequest"];
+            401: components["responses"]["DashboardUnauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["DashboardForbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+                 *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+                 *     a missing or wrong token answers `403 forbidden`.
+                 */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The key's id, from `listApiKeys`. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ApiKeyOk"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
+            404: components["responses"]["DashboardNotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AuditLogOk"];
+            401: components["responses"]["DashboardUnauthorized"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

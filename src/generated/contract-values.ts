@@ -24,6 +24,22 @@ export type Support = (typeof SUPPORTS)[number];
 export const ERROR_CODES = ["authentication_failed", "missing_api_key", "api_key_revoked", "forbidden", "rate_limit_exceeded", "quota_exceeded"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** #/components/schemas/SubscriptionState */
+export const SUBSCRIPTION_STATES = ["active", "trialing", "expired", "cancelled"] as const;
+export type SubscriptionState = (typeof SUBSCRIPTION_STATES)[number];
+
+/** #/components/schemas/ApiKeyRecord/properties/environment, #/components/schemas/NewApiKeyRequest/properties/environment */
+export const ENVIRONMENTS = ["live", "test"] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** #/components/schemas/ApiKeyState */
+export const API_KEY_STATES = ["active", "revoked"] as const;
+export type ApiKeyState = (typeof API_KEY_STATES)[number];
+
 /** property names of #/components/schemas/Filters */
 export const METADATA_KEYS = ["subject", "grade", "category", "language", "year"] as const;
 export type MetadataKey = (typeof METADATA_KEYS)[number];
+
+/** operationIds of the operations tagged Dashboard */
+export const DASHBOARD_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "listApiKeys", "createApiKey", "revokeApiKey", "getAuditLog"] as const;
+export type DashboardOperation = (typeof DASHBOARD_OPERATIONS)[number];
