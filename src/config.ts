@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SignInSettings } from './domain/sign-in/settings.js';
 import { MODELS } from './generated/contract-values.js';
 
 // Every setting comes from the environment and is checked once at start, so a typo fails fast
@@ -74,6 +75,17 @@ const schema = z.object({
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** How long a shutdown waits for open requests; by default longer than the longest request can take. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  /** Where mail goes (verification and password-reset links): smtp:// or smtps://, with user:password@ if needed. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).default('smtp://127.0.0.1:1025'),
+  MAIL_FROM: z.string().min(3).default('svcai <no-reply@svcai.lk>'),
+  /** Signs the dashboard's CSRF tokens; without it KEY_HASH_SECRET is used. */
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (a random secret)').optional(),
+  /** A dashboard session ends after this long unused, and this long after sign-in in any case. */
+  SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(60),
+  SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(8_760).default(12),
+  /** Dashboard sign-in attempts per 15 minutes from one address, and for one email address. */
+  SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(30),
+  SIGN_IN_ATTEMPTS_PER_EMAIL: z.coerce.number().int().min(1).max(100_000).default(10),
   /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */
   MODEL_PRICES_USD: z
     .string()
@@ -132,6 +144,19 @@ export function docsSettings(config: Config): { host: string; port: number; docs
     port: config.DOCS_PORT,
     docsBaseUrl: (config.DOCS_BASE_URL ?? local(host, config.DOCS_PORT)).replace(/\/+$/, ''),
     apiBaseUrl: (config.API_BASE_URL ?? local(config.HOST, config.PORT)).replace(/\/+$/, ''),
+  };
+}
+
+/** How the dashboard signs people in (its origin is the API's). */
+export function signInSettings(config: Config): SignInSettings {
+  return {
+    baseUrl: docsSettings(config).apiBaseUrl,
+    secret: config.SESSION_SECRET ?? keyHashSecret(config),
+    keyHashSecret: keyHashSecret(config),
+    sessionIdleMs: config.SESSION_IDLE_MINUTES * 60_000,
+    sessionMaxMs: config.SESSION_MAX_HOURS * 3_600_000,
+    failuresPerAddress: config.SIGN_IN_ATTEMPTS_PER_ADDRESS,
+    failuresPerEmail: config.SIGN_IN_ATTEMPTS_PER_EMAIL,
   };
 }
 

@@ -1,7 +1,10 @@
-import type { Config } from './config.js';
+import { signInSettings, type Config } from './config.js';
 import type { AnsweringServices } from './domain/answering/answer-question.js';
 import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
+import type { Mailer } from './domain/ports/mailer.js';
+import type { SignInSettings } from './domain/sign-in/settings.js';
+import { SmtpMailer } from './mail/smtp-mailer.js';
 import { OpenAiProvider } from './providers/openai-provider.js';
 import { WeaviateSearchIndex } from './search-index/weaviate.js';
 import { WorkerPool } from './worker-pool/pool.js';
@@ -13,6 +16,8 @@ export interface Services extends AnsweringServices {
   /** Production always downloads with the strict defaults; only tests construct another fetcher. */
   fetchAttachment: AttachmentFetcher;
   work: WorkerPool;
+  mailer: Mailer;
+  signIn: SignInSettings;
 }
 
 export function createServices(config: Config): Services {
@@ -32,5 +37,7 @@ export function createServices(config: Config): Services {
     prices: config.MODEL_PRICES_USD,
     topK: config.RETRIEVAL_TOP_K,
     work: WorkerPool.fromSettings(config),
+    mailer: new SmtpMailer(config.SMTP_URL, config.MAIL_FROM),
+    signIn: signInSettings(config),
   };
 }

@@ -29,6 +29,14 @@ start_services() {
   else
     bash "$REPO_DIR/scripts/weaviate.sh" start
   fi
+  # with SMTP_URL set, mail goes to that server; otherwise to the local catcher
+  if [ -z "${SMTP_URL:-}" ]; then
+    bash "$REPO_DIR/scripts/mail.sh" start
+    SMTP_URL="$(bash "$REPO_DIR/scripts/mail.sh" url)"
+    MAIL_WEB_URL="$(bash "$REPO_DIR/scripts/mail.sh" web)"
+    export SMTP_URL MAIL_WEB_URL
+    LOCAL_MAIL=1
+  fi
   ensure_key_secret
   node "$REPO_DIR/dist/scripts/migrate.js"
 }
@@ -45,6 +53,9 @@ start_fresh_services() {
 # Stops the local servers (and only those): the URLs exported for the service must not make the
 # scripts take our own servers for external ones.
 stop_services() {
+  if [ -n "${LOCAL_MAIL:-}" ] || [ -z "${SMTP_URL:-}" ]; then
+    SMTP_URL='' bash "$REPO_DIR/scripts/mail.sh" stop || true
+  fi
   if [ -n "${LOCAL_WEAVIATE:-}" ] || [ -z "${WEAVIATE_URL:-}" ]; then
     WEAVIATE_URL='' bash "$REPO_DIR/scripts/weaviate.sh" stop || true
   fi

@@ -162,4 +162,85 @@ export const DocsRequest = defineEntity({
 });
 export type DocsRequest = InferEntity<typeof DocsRequest>;
 
-export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest];
+/** A person who signs in to the dashboard to manage one account (the account's owner for now). */
+export const DashboardUser = defineEntity({
+  name: 'DashboardUser',
+  tableName: 'dashboard_user',
+  properties: {
+    id: p.uuid().primary(),
+    account: p.manyToOne(Account).index().deleteRule('cascade'),
+    // stored lower-cased, so one address is one user whatever its spelling
+    email: p.string().unique(),
+    passwordHash: p.string(),
+    emailVerifiedAt: p.datetime().nullable(),
+    createdAt: p.datetime().defaultRaw('now()'),
+  },
+});
+export type DashboardUser = InferEntity<typeof DashboardUser>;
+
+/** A signed-in browser: only the hash of its cookie's random token is kept. */
+export const DashboardSession = defineEntity({
+  name: 'DashboardSession',
+  tableName: 'dashboard_session',
+  properties: {
+    id: p.uuid().primary(),
+    user: p.manyToOne(DashboardUser).index().deleteRule('cascade'),
+    tokenHash: p.string().length(64).unique(),
+    createdAt: p.datetime(),
+    lastSeenAt: p.datetime(),
+    // the absolute expiry; the idle expiry is lastSeenAt + the configured idle time
+    expiresAt: p.datetime(),
+  },
+});
+export type DashboardSession = InferEntity<typeof DashboardSession>;
+
+export const EMAIL_TOKEN_PURPOSES = ['verify_email', 'reset_password'] as const;
+export type EmailTokenPurpose = (typeof EMAIL_TOKEN_PURPOSES)[number];
+
+/** A one-time link sent by email (verification, password reset): only its hash is kept. */
+export const EmailToken = defineEntity({
+  name: 'EmailToken',
+  tableName: 'email_token',
+  properties: {
+    id: p.uuid().primary(),
+    user: p.manyToOne(DashboardUser).index().deleteRule('cascade'),
+    purpose: p.enum(EMAIL_TOKEN_PURPOSES).nativeEnumName('email_token_purpose'),
+    tokenHash: p.string().length(64).unique(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+export type EmailToken = InferEntity<typeof EmailToken>;
+
+/** A sign-in attempt not (yet) known to have succeeded, per client (`address:<ip>`, `email:<address>`): the throttle's window. */
+export const LoginFailure = defineEntity({
+  name: 'LoginFailure',
+  tableName: 'login_failure',
+  indexes: [{ properties: ['client', 'createdAt'] }],
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    client: p.string(),
+    createdAt: p.datetime(3),
+  },
+});
+export type LoginFailure = InferEntity<typeof LoginFailure>;
+
+/** Who did what to an account's keys and subscription, and when. */
+export const AuditEvent = defineEntity({
+  name: 'AuditEvent',
+  tableName: 'audit_event',
+  indexes: [{ properties: ['account', 'createdAt'] }],
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    account: p.manyToOne(Account).deleteRule('cascade'),
+    user: p.manyToOne(DashboardUser).nullable().deleteRule('set null'),
+    action: p.string(),
+    subject: p.string().nullable(),
+    detail: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime(3),
+  },
+});
+export type AuditEvent = InferEntity<typeof AuditEvent>;
+
+export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent];

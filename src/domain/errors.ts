@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'unreadable_document',
   'no_active_plan',
   'not_found',
+  'conflict',
   'method_not_allowed',
   'payload_too_large',
   'unsupported_media_type',
@@ -91,6 +92,13 @@ export class InvalidAttachmentError extends ServiceError {
 export class NotFoundError extends ServiceError {
   constructor(message: string) {
     super('not_found', message);
+  }
+}
+
+/** The request clashes with what exists (an email address already signed up). */
+export class ConflictError extends ServiceError {
+  constructor(message: string) {
+    super('conflict', message);
   }
 }
 

@@ -1,10 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { operations } from '../generated/api-types.js';
+import type { DashboardOperation } from '../generated/contract-values.js';
 import type { Principal } from '../domain/keys/principal.js';
+import type { SignedIn } from '../domain/sign-in/sessions.js';
 import type { UploadedFile } from '../domain/uploaded-file.js';
 import type { Services } from '../services.js';
 
 export type OperationId = keyof operations;
+/** Operations called with an API key (the others are the dashboard's, signed in by a session cookie). */
+export type ApiOperationId = Exclude<OperationId, DashboardOperation>;
 
 type ContentOf<Op> = Op extends { requestBody?: { content: infer C } } ? C : never;
 
@@ -21,7 +25,7 @@ type BodyOf<Op> = [ContentOf<Op>] extends [never]
 type OkOf<Op> = Op extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
 
 /** What a handler gets: the validated body, the caller, a unit of work and the request's time. */
-export interface HandlerInput<K extends OperationId> {
+export interface HandlerInput<K extends ApiOperationId> {
   body: BodyOf<operations[K]>;
   principal: Principal;
   em: EntityManager;
@@ -29,10 +33,36 @@ export interface HandlerInput<K extends OperationId> {
   services: Services;
 }
 
-export interface HandlerOutput<K extends OperationId> {
+export interface HandlerOutput<K extends ApiOperationId> {
   body: OkOf<operations[K]>;
   /** Model and token use of the request, for the usage figures. */
   usage?: { model?: string; tokens?: number; costUsd?: number };
 }
 
-export type Handler<K extends OperationId> = (input: HandlerInput<K>) => Promise<HandlerOutput<K>>;
+export type Handler<K extends ApiOperationId> = (input: HandlerInput<K>) => Promise<HandlerOutput<K>>;
+
+type PathOf<Op> = Op extends { parameters: { path: infer P } } ? ([P] extends [undefined] ? undefined : P) : undefined;
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+/** Each success status the contract documents, with its body (none for 202 and 204). */
+type SuccessOf<Op> = Op extends { responses: infer R }
+  ? { [S in keyof R & (200 | 201 | 202 | 204)]: { status: S; body: Json<R[S]> } }[keyof R & (200 | 201 | 202 | 204)]
+  : never;
+
+/** What a dashboard operation gets: the body, path parameters, the session (if signed in) and the caller's address. */
+export interface DashboardInput<K extends DashboardOperation> {
+  body: BodyOf<operations[K]>;
+  params: PathOf<operations[K]>;
+  /** null on the operations that need no session (sign-up, log-in, links from mails) */
+  session: SignedIn | null;
+  /** the session cookie's token as sent, even when it no longer names a session (ended at log-in) */
+  presentedToken: string | undefined;
+  clientAddress: string;
+  em: EntityManager;
+  now: Date;
+  services: Services;
+}
+
+/** The answer, and what happens to the browser's session cookie: a new session, or cleared. */
+export type DashboardOutput<K extends DashboardOperation> = SuccessOf<operations[K]> & { cookie?: { token: string; expiresAt: Date } | 'clear' };
+
+export type DashboardHandler<K extends DashboardOperation> = (input: DashboardInput<K>) => Promise<DashboardOutput<K>>;

@@ -10,8 +10,9 @@ import { checkKeyRestrictions } from '../domain/keys/restrictions.js';
 import { admit, currentWindow } from '../domain/limits/limiter.js';
 import type { WindowHeaders } from '../domain/limits/window.js';
 import { AuthenticationError, NotFoundError } from '../domain/errors.js';
-import { handlers, type Handler, type OperationId } from '../handlers/index.js';
+import { handlers, type ApiOperationId, type Handler } from '../handlers/index.js';
 import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
+import { isDashboardOperation, registerDashboard } from './dashboard.js';
 import { MethodNotAllowedError } from './http-errors.js';
 import type { InFlightRequests } from './in-flight.js';
 import type { AppState } from './state.js';
@@ -76,12 +77,14 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
   api.register({
     unauthorizedHandler: (c: OpenApiContext) => {
       // the security handler's exception is kept by openapi-backend as the scheme's result
-      const failure = (c.security?.ApiKeyAuth as { error?: unknown } | undefined)?.error;
+      const scheme = isDashboardOperation(c.operation.operationId) ? 'SessionCookie' : 'ApiKeyAuth';
+      const failure = (c.security?.[scheme] as { error?: unknown } | undefined)?.error;
       throw failure instanceof Error ? failure : new AuthenticationError('missing_api_key', 'API key is required. Send it in the X-API-Key header.');
     },
     postSecurityHandler: async (c: OpenApiContext, ctx: Ctx) => {
       const principal = ctx.state.principal;
-      if (!c.security?.authorized || !principal) return;
+      // dashboard operations are signed in by session and outside the API's limits
+      if (!c.security?.authorized || !principal || isDashboardOperation(c.operation.operationId)) return;
       try {
         checkKeyRestrictions(principal, ctx.method, ctx.ip);
       } catch (error) {
@@ -109,8 +112,9 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
   });
 
   for (const [operationId, handler] of Object.entries(handlers)) {
-    api.register(operationId, bind(handler as Handler<OperationId>, deps));
+    api.register(operationId, bind(handler as Handler<ApiOperationId>, deps));
   }
+  registerDashboard(api, deps);
   checkBodySpecs();
   return api;
 }
@@ -126,7 +130,7 @@ function checkBodySpecs(): void {
   }
 }
 
-function bind(handler: Handler<OperationId>, deps: ApiDeps) {
+function bind(handler: Handler<ApiOperationId>, deps: ApiDeps) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
     // the operation as openapi-backend resolved it: its body schemas are dereferenced
     const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;

@@ -22,6 +22,7 @@ export const ERROR_TABLE: Record<ErrorCode, Row> = {
   unreadable_document: { status: 400, shape: 'detail' },
   no_active_plan: { status: 402, shape: 'detail' },
   not_found: { status: 404, shape: 'detail' },
+  conflict: { status: 409, shape: 'detail' },
   method_not_allowed: { status: 405, shape: 'detail', headers: (data) => ({ Allow: (data.allow ?? []).join(', ') }) },
   // the rest of an oversized body is not read: closing the connection stops the client sending it
   payload_too_large: { status: 413, shape: 'detail', headers: () => ({ Connection: 'close' }) },

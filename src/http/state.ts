@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../domain/keys/principal.js';
+import type { SignedIn } from '../domain/sign-in/sessions.js';
 import type { Logger } from './logger.js';
 
 /** What the middleware chain learns about one request, on ctx.state. */
@@ -8,6 +9,8 @@ export interface AppState {
   log: Logger;
   em: EntityManager;
   principal?: Principal;
+  /** The dashboard session of a request signed in by cookie. */
+  session?: SignedIn;
   /** Set once the limiter admitted the request: its request-log row. */
   logId?: string;
   /** Model and token use reported by the handler, recorded with the outcome. */

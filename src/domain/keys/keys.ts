@@ -41,8 +41,9 @@ export async function listKeys(em: EntityManager, accountId?: string): Promise<A
   return em.find(ApiKey, accountId ? { account: accountId } : {}, { orderBy: { createdAt: 'asc' } });
 }
 
-export async function revokeKey(em: EntityManager, keyId: string, now: Date): Promise<ApiKey> {
-  const key = await em.findOne(ApiKey, { id: keyId });
+/** Revokes a key; with `accountId`, only a key of that account (another account's key is not found). */
+export async function revokeKey(em: EntityManager, keyId: string, now: Date, accountId?: string): Promise<ApiKey> {
+  const key = await em.findOne(ApiKey, accountId ? { id: keyId, account: accountId } : { id: keyId });
   if (!key) throw new NotFoundError(`No API key with id ${keyId}.`);
   if (key.status !== 'revoked') {
     key.status = 'revoked';

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { ForbiddenError } from '../errors.js';
+import { ForbiddenError, InvalidRequestError } from '../errors.js';
 import type { Principal } from './principal.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -31,11 +31,16 @@ export function ipAllowed(ip: string, allowList: string[]): boolean {
 export function normaliseAllowEntry(entry: string): string {
   const text = entry.trim();
   if (text.includes('/')) {
-    if (!ipaddr.isValidCIDR(text)) throw new Error(`'${entry}' is not a valid IP address or CIDR range`);
+    if (!ipaddr.isValidCIDR(text)) throw notAnAddress(entry);
     const [network, bits] = ipaddr.parseCIDR(text);
     return `${network.toString()}/${bits}`;
   }
-  if (!ipaddr.isValid(text)) throw new Error(`'${entry}' is not a valid IP address or CIDR range`);
+  if (!ipaddr.isValid(text)) throw notAnAddress(entry);
   const address = ipaddr.process(text);
   return `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
+}
+
+function notAnAddress(entry: string): InvalidRequestError {
+  const message = `'${entry}' is not a valid IP address or CIDR range`;
+  return new InvalidRequestError(`Field 'allowed_ips': ${message} (for example 203.0.113.7 or 203.0.113.0/24).`, [{ path: 'allowed_ips', message }]);
 }

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account, DashboardUser } from '../../db/entities.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { ConflictError, ServiceError } from '../errors.js';
+import type { Mailer } from '../ports/mailer.js';
+import { beginAttempt, attemptSucceeded } from './attempts.js';
+import { issueEmailToken, redeemEmailToken } from './email-tokens.js';
+import { checkNewPassword, decoyHash, hashPassword, passwordMatches } from './passwords.js';
+import { endAllSessions, startSession } from './sessions.js';
+import { RESET_PASSWORD_TTL_MS, VERIFY_EMAIL_TTL_MS, type SignInSettings } from './settings.js';
+
+// Sign-up, log-in, email verification and password reset: the dashboard's ways in.
+
+export interface SignInContext {
+  em: EntityManager;
+  settings: SignInSettings;
+  mailer: Mailer;
+  /** the caller's address, for the throttles */
+  clientAddress: string;
+  now: Date;
+}
+
+export interface NewSession {
+  user: DashboardUser;
+  token: string;
+  expiresAt: Date;
+}
+
+const normalEmail = (email: string) => email.trim().toLowerCase();
+
+export async function signUp(ctx: SignInContext, input: { organisation: string; email: string; password: string }): Promise<NewSession> {
+  const email = normalEmail(input.email);
+  checkNewPassword(input.password, email);
+  // sign-ups are throttled per address like log-ins: each one costs a password hash and a mail
+  await beginAttempt(ctx.em, [{ client: `signup-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress }], ctx.now);
+  if (await ctx.em.count(DashboardUser, { email })) {
+    throw new ConflictError('An account with this email address exists. Log in, or reset the password if you forgot it.');
+  }
+  const passwordHash = await hashPassword(input.password);
+  const user = await ctx.em.transactional((tx) => {
+    const account = tx.create(Account, { id: randomUUID(), name: input.organisation.trim(), email, createdAt: ctx.now });
+    const created = tx.create(DashboardUser, { id: randomUUID(), account, email, passwordHash, createdAt: ctx.now });
+    recordAudit(tx, { accountId: account.id, userId: created.id, action: 'account.created', detail: { organisation: account.name } }, ctx.now);
+    return Promise.resolve(created);
+  }).catch((error: unknown) => {
+    // two sign-ups with one address at the same moment: the unique index decides
+    if ((error as { code?: string }).code === '23505') throw new ConflictError('An account with this email address exists. Log in instead.');
+    throw error;
+  });
+  const session = await startSession(ctx.em, user, ctx.settings, ctx.now);
+  await sendVerification(ctx, user);
+  return { user, ...session };
+}
+
+export async function sendVerification(ctx: SignInContext, user: DashboardUser): Promise<void> {
+  const token = await issueEmailToken(ctx.em, user, 'verify_email', VERIFY_EMAIL_TTL_MS, ctx.now);
+  await ctx.mailer.send({
+    to: user.email,
+    subject: 'Confirm your email address for svcai',
+    text: `Confirm your email address to subscribe to paid plans:\n\n${ctx.settings.baseUrl}/dashboard/verify-email?token=${token}\n\nThe link works once, for 48 hours. If you did not sign up, ignore this message.\n`,
+  });
+}
+
+export async function logIn(ctx: SignInContext, input: { email: string; password: string }): Promise<NewSession> {
+  const email = normalEmail(input.email);
+  const attempt = await beginAttempt(
+    ctx.em,
+    [
+      { client: `address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
+      { client: `email:${email}`, limit: ctx.settings.failuresPerEmail },
+    ],
+    ctx.now,
+  );
+  const user = await ctx.em.findOne(DashboardUser, { email });
+  // an unknown address costs a hash check too, so timing does not tell which addresses exist
+  const matches = await passwordMatches(user?.passwordHash ?? (await decoyHash()), input.password);
+  if (!user || !matches) throw new ServiceError('authentication_failed', 'The email address or the password is wrong.');
+  await attemptSucceeded(ctx.em, attempt);
+  return { user, ...(await startSession(ctx.em, user, ctx.settings, ctx.now)) };
+}
+
+export async function verifyEmail(ctx: SignInContext, token: string): Promise<DashboardUser> {
+  const user = await redeemEmailToken(ctx.em, token, 'verify_email', ctx.now);
+  if (!user.emailVerifiedAt) {
+    user.emailVerifiedAt = ctx.now;
+    recordAudit(ctx.em, { accountId: user.account.id, userId: user.id, action: 'email.verified' }, ctx.now);
+    await ctx.em.flush();
+  }
+  return user;
+}
+
+/** Mails a reset link when the address has an account; says nothing either way. */
+export async function requestPasswordReset(ctx: SignInContext, input: { email: string }): Promise<void> {
+  const email = normalEmail(input.email);
+  await beginAttempt(
+    ctx.em,
+    [
+      { client: `reset-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
+      { client: `reset-email:${email}`, limit: ctx.settings.failuresPerEmail },
+    ],
+    ctx.now,
+  );
+  const user = await ctx.em.findOne(DashboardUser, { email });
+  if (!user) return;
+  const token = await issueEmailToken(ctx.em, user, 'reset_password', RESET_PASSWORD_TTL_MS, ctx.now);
+  await ctx.mailer.send({
+    to: user.email,
+    subject: 'Reset your svcai password',
+    text: `Choose a new password here:\n\n${ctx.settings.baseUrl}/dashboard/reset-password?token=${token}\n\nThe link works once, for one hour. If you did not ask for it, ignore this message: your password stays as it is.\n`,
+  });
+}
+
+/** Sets a new password from a mailed link; every session of the person ends (log in again). */
+export async function resetPassword(ctx: SignInContext, input: { token: string; password: string }): Promise<void> {
+  checkNewPassword(input.password);
+  const user = await redeemEmailToken(ctx.em, input.token, 'reset_password', ctx.now);
+  checkNewPassword(input.password, user.email);
+  user.passwordHash = await hashPassword(input.password);
+  // the link came by mail, so the address is proven
+  user.emailVerifiedAt ??= ctx.now;
+  recordAudit(ctx.em, { accountId: user.account.id, userId: user.id, action: 'password.reset' }, ctx.now);
+  await ctx.em.flush();
+  await endAllSessions(ctx.em, user.id);
+}

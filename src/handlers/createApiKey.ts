@@ -1,0 +1,17 @@
+import { recordAudit } from '../domain/audit/audit-log.js';
+import { createKey } from '../domain/keys/keys.js';
+import { keyView } from './dashboard-views.js';
+import type { DashboardHandler } from './types.js';
+
+export const createApiKey: DashboardHandler<'createApiKey'> = async ({ body, em, session, services, now }) => {
+  const { accountId, user } = session!;
+  const created = await createKey(
+    em,
+    services.signIn.keyHashSecret,
+    { accountId, name: body.name.trim(), environment: body.environment ?? 'live', readOnly: body.read_only, allowedIps: body.allowed_ips },
+    now,
+  );
+  recordAudit(em, { accountId, userId: user.id, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, now);
+  await em.flush();
+  return { status: 201, body: { key: created.key, api_key: keyView(created.record) } };
+};

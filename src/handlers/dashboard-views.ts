@@ -1,0 +1,49 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { components } from '../generated/api-types.js';
+import type { ApiKey} from '../db/entities.js';
+import { Subscription } from '../db/entities.js';
+import type { SignedIn } from '../domain/sign-in/sessions.js';
+import { csrfToken } from '../domain/sign-in/tokens.js';
+import type { SignInSettings } from '../domain/sign-in/settings.js';
+
+// The dashboard operations' answers, in the contract's shapes.
+
+type Schemas = components['schemas'];
+
+export function subscriptionView(s: Subscription): Schemas['SubscriptionInfo'] {
+  return {
+    plan: s.plan.name,
+    state: s.state,
+    current_period_start: s.currentPeriodStart.toISOString(),
+    current_period_end: s.currentPeriodEnd?.toISOString() ?? null,
+    trial_ends_at: s.trialEndsAt?.toISOString() ?? null,
+  };
+}
+
+export function keyView(k: ApiKey): Schemas['ApiKeyRecord'] {
+  return {
+    id: k.id,
+    name: k.name,
+    display_prefix: k.displayPrefix,
+    environment: k.environment,
+    read_only: k.readOnly,
+    allowed_ips: k.allowedIps,
+    state: k.status,
+    created_at: k.createdAt.toISOString(),
+    last_used_at: k.lastUsedAt?.toISOString() ?? null,
+    revoked_at: k.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** The signed-in person's view: who, which account, its latest subscription, and the CSRF token. */
+export async function sessionView(em: EntityManager, session: Pick<SignedIn, 'user' | 'token'>, settings: SignInSettings): Promise<Schemas['DashboardSession']> {
+  const { user } = session;
+  const subscription = await em.findOne(Subscription, { account: user.account.id }, { orderBy: { createdAt: 'desc' }, populate: ['plan'] });
+  const account = await em.populate(user, ['account']);
+  return {
+    user: { id: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null && user.emailVerifiedAt !== undefined },
+    account: { id: account.account.id, name: account.account.name },
+    subscription: subscription ? subscriptionView(subscription) : null,
+    csrf_token: csrfToken(session.token, settings.secret),
+  };
+}

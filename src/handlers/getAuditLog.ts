@@ -1,0 +1,14 @@
+import { listAudit } from '../domain/audit/audit-log.js';
+import type { DashboardHandler } from './types.js';
+
+export const getAuditLog: DashboardHandler<'getAuditLog'> = async ({ em, session }) => ({
+  status: 200,
+  body: {
+    events: (await listAudit(em, session!.accountId, 200)).map((e) => ({
+      action: e.action,
+      subject: e.subject ?? null,
+      user_email: e.user?.email ?? null,
+      created_at: e.createdAt.toISOString(),
+    })),
+  },
+});

@@ -1,0 +1,94 @@
+import type { Context } from 'koa';
+import type { Context as OpenApiContext, OpenAPIBackend } from 'openapi-backend';
+import type { Clock } from '../clock.js';
+import type { Services } from '../services.js';
+import { AuthenticationError, ForbiddenError } from '../domain/errors.js';
+import { findSession } from '../domain/sign-in/sessions.js';
+import { csrfTokenMatches } from '../domain/sign-in/tokens.js';
+import { dashboardHandlers, type DashboardHandler } from '../handlers/index.js';
+import type { DashboardOperation } from '../generated/contract-values.js';
+import { readBody, type RequestBodySpec } from './body-readers.js';
+import type { AppState } from './state.js';
+
+// The dashboard's JSON operations: signed in by the session cookie (never an API key), guarded
+// against cross-site requests, and outside the API's limits.
+
+type Ctx = Context & { state: AppState };
+
+export const SESSION_COOKIE = 'svc_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface DashboardDeps {
+  clock: Clock;
+  services: Services;
+}
+
+export function isDashboardOperation(operationId: string | undefined): operationId is DashboardOperation {
+  return operationId !== undefined && Object.hasOwn(dashboardHandlers, operationId);
+}
+
+/** Registers the SessionCookie security scheme and every dashboard operation's handler. */
+export function registerDashboard(api: OpenAPIBackend, deps: DashboardDeps): void {
+  api.registerSecurityHandler('SessionCookie', async (_c: OpenApiContext, ctx: Ctx) => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    const session = token ? await findSession(ctx.state.em, token, deps.services.signIn, deps.clock.now()) : null;
+    if (!session) throw new AuthenticationError('authentication_failed', 'Log in to the dashboard first: there is no session, or it ended.');
+    ctx.state.session = session;
+    return true;
+  });
+  for (const [operationId, handler] of Object.entries(dashboardHandlers)) {
+    api.register(operationId, bind(handler as DashboardHandler<DashboardOperation>, deps));
+  }
+}
+
+/**
+ * Refuses cross-site requests that would change something: a browser's `Sec-Fetch-Site` or
+ * `Origin` naming another site, and, when signed in, a missing or wrong CSRF token (bound to the
+ * session's cookie). Clients without those headers (curl, scripts) still need the token.
+ */
+export function checkCrossSite(ctx: Ctx, settings: Services['signIn']): void {
+  if (SAFE_METHODS.has(ctx.method)) return;
+  const site = ctx.get('Sec-Fetch-Site');
+  if (site && site !== 'same-origin' && site !== 'none') {
+    throw new ForbiddenError(`Refused: a request from another site (Sec-Fetch-Site: ${site}) may not change anything in the dashboard.`);
+  }
+  const origin = ctx.get('Origin');
+  // this server's own origin as the request addressed it (Koa 3's ctx.origin echoes the Origin header)
+  const own = `${ctx.protocol}://${ctx.host}`;
+  if (origin && origin !== own && origin !== new URL(settings.baseUrl).origin) {
+    throw new ForbiddenError('Refused: a request from another origin may not change anything in the dashboard.');
+  }
+  const session = ctx.state.session;
+  if (session && !csrfTokenMatches(session.token, settings.secret, ctx.get('X-CSRF-Token') || undefined)) {
+    throw new ForbiddenError('The X-CSRF-Token header is missing or wrong: send the csrf_token of your session (GET /dashboard/api/session).');
+  }
+}
+
+function bind(handler: DashboardHandler<DashboardOperation>, deps: DashboardDeps) {
+  return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
+    checkCrossSite(ctx, deps.services.signIn);
+    const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
+    const result = await handler({
+      body: (body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined) as never,
+      params: c.request.params as never,
+      session: ctx.state.session ?? null,
+      presentedToken: ctx.cookies.get(SESSION_COOKIE),
+      clientAddress: ctx.ip,
+      em: ctx.state.em,
+      now: deps.clock.now(),
+      services: deps.services,
+    });
+    if (result.cookie) setSessionCookie(ctx, result.cookie, deps.services.signIn.baseUrl, deps.clock.now());
+    ctx.status = result.status;
+    if (result.body !== undefined) ctx.body = result.body;
+  };
+}
+
+function setSessionCookie(ctx: Ctx, cookie: { token: string; expiresAt: Date } | 'clear', baseUrl: string, now: Date): void {
+  const secure = baseUrl.startsWith('https:');
+  // behind a TLS-terminating proxy the socket is plain: the public address decides
+  if (secure) ctx.cookies.secure = true;
+  const options = { httpOnly: true, sameSite: 'lax' as const, path: '/dashboard', secure, overwrite: true };
+  if (cookie === 'clear') ctx.cookies.set(SESSION_COOKIE, '', { ...options, maxAge: 0 });
+  else ctx.cookies.set(SESSION_COOKIE, cookie.token, { ...options, maxAge: Math.max(0, cookie.expiresAt.getTime() - now.getTime()) });
+}

@@ -1,0 +1,182 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { ManualClock } from './support/clock.js';
+import { apiClient, sendRaw } from './support/contract.js';
+import { DashboardBrowser, linkToken, mailTo, uniqueEmail } from './support/dashboard.js';
+import { startServer, testServices, type TestServer } from './support/server.js';
+
+// The dashboard's way in, through the real server over a socket, with mail read from the local
+// catcher: sign-up, verification, log-in and its throttle, sessions and their expiry, CSRF and
+// session fixation, password reset.
+
+const clock = new ManualClock(new Date());
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer({ clock, services: testServices({}, { SIGN_IN_ATTEMPTS_PER_EMAIL: '3', SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000' }) });
+});
+
+describe('sign-up and email verification', () => {
+  test('signs the browser in with a hardened cookie, stores an argon2id hash, and mails a one-time verification link', async () => {
+    const email = uniqueEmail('signup');
+    const browser = new DashboardBrowser(server.url);
+    const { response, data } = await browser.client.POST('/dashboard/api/sign-up', { body: { organisation: 'Ananda College', email: email.toUpperCase(), password: 'a long enough password' } });
+    expect(response.status).toBe(201);
+    const cookie = response.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^svc_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/; path=\/dashboard/i);
+    expect(cookie).toMatch(/; httponly/i);
+    expect(cookie).toMatch(/; samesite=lax/i);
+    expect(data!.user).toMatchObject({ email, email_verified: false });
+    expect(data!.account.name).toBe('Ananda College');
+    expect(data!.subscription).toBeNull();
+
+    const [row] = await server.orm.em.fork().execute<{ password_hash: string }[]>('select password_hash from dashboard_user where email = ?', [email]);
+    expect(row!.password_hash).toMatch(/^\$argon2id\$/);
+
+    const token = await linkToken(email, '/dashboard/verify-email');
+    const verified = await browser.client.POST('/dashboard/api/verify-email', { body: { token } });
+    expect(verified.response.status).toBe(204);
+    browser.remember((await browser.client.GET('/dashboard/api/session')).data);
+    expect((await browser.client.GET('/dashboard/api/session')).data!.user.email_verified).toBe(true);
+    const again = await browser.client.POST('/dashboard/api/verify-email', { body: { token } });
+    expect(again.response.status).toBe(400);
+  });
+
+  test('one account per email address, whatever its letter case', async () => {
+    const email = uniqueEmail('twice');
+    await new DashboardBrowser(server.url).signUp(email);
+    const { response, error } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', {
+      body: { organisation: 'Other', email: email.toUpperCase(), password: 'another long password' },
+    });
+    expect(response.status).toBe(409);
+    expect(error).toMatchObject({ detail: expect.stringMatching(/exists/) });
+  });
+
+  test('a password shorter than 10 characters is refused with the rule', async () => {
+    const { response, error } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', {
+      body: { organisation: 'Short', email: uniqueEmail('short'), password: 'short' },
+    });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(error)).toMatch(/10/);
+  });
+});
+
+describe('log-in, sessions and log-out', () => {
+  test('log-in starts a new session and ends the one the browser brought (no session fixation)', async () => {
+    const email = uniqueEmail('fixation');
+    const attacker = new DashboardBrowser(server.url);
+    await attacker.signUp(email, 'the right password!');
+    const planted = attacker.cookie!;
+    // the victim's browser carries the planted cookie and logs in
+    const victim = new DashboardBrowser(server.url);
+    victim.cookie = planted;
+    expect((await victim.logIn(email, 'the right password!')).status).toBe(200);
+    expect(victim.cookie).not.toBe(planted);
+    const stale = await sendRaw(server.url, 'getDashboardSession', { headers: { Cookie: `svc_session=${planted}` } });
+    expect(stale.status).toBe(401);
+    expect((await victim.client.GET('/dashboard/api/session')).response.status).toBe(200);
+  });
+
+  test('a wrong password and an unknown address get the same 401', async () => {
+    const email = uniqueEmail('wrong');
+    await new DashboardBrowser(server.url).signUp(email);
+    const wrong = await new DashboardBrowser(server.url).client.POST('/dashboard/api/log-in', { body: { email, password: 'not the password' } });
+    const unknown = await new DashboardBrowser(server.url).client.POST('/dashboard/api/log-in', { body: { email: uniqueEmail('nobody'), password: 'whatever it is' } });
+    expect(wrong.response.status).toBe(401);
+    expect(unknown.response.status).toBe(401);
+    expect(wrong.error).toEqual(unknown.error);
+  });
+
+  test('failed log-ins for one address are limited exactly, also when they arrive at once', async () => {
+    const email = uniqueEmail('throttle');
+    await new DashboardBrowser(server.url).signUp(email);
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () => new DashboardBrowser(server.url).client.POST('/dashboard/api/log-in', { body: { email, password: 'guess guess guess' } })),
+    );
+    expect(statuses.map((s) => s.response.status).sort()).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
+    const refused = statuses.find((s) => s.response.status === 429)!;
+    expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    // even the right password waits now
+    expect((await new DashboardBrowser(server.url).logIn(email, 'a long enough password')).status).toBe(429);
+    clock.advance(16 * 60_000);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'a long enough password')).status).toBe(200);
+  });
+
+  test('log-out ends the session and clears the cookie', async () => {
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(uniqueEmail('logout'));
+    const token = browser.cookie!;
+    const { response } = await browser.client.POST('/dashboard/api/log-out', { params: { header: { 'X-CSRF-Token': browser.csrf! } } });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('set-cookie')).toMatch(/svc_session=;/);
+    expect((await sendRaw(server.url, 'getDashboardSession', { headers: { Cookie: `svc_session=${token}` } })).status).toBe(401);
+  });
+
+  test('a session ends after an hour unused', async () => {
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(uniqueEmail('idle'));
+    clock.advance(59 * 60_000);
+    expect((await browser.client.GET('/dashboard/api/session')).response.status).toBe(200);
+    clock.advance(61 * 60_000);
+    const { response, error } = await browser.client.GET('/dashboard/api/session');
+    expect(response.status).toBe(401);
+    expect(error).toMatchObject({ error: { code: 'authentication_failed' } });
+  });
+});
+
+describe('cross-site requests', () => {
+  test('a change needs the session CSRF token and a same-site origin', async () => {
+    const browser = new DashboardBrowser(server.url);
+    const session = await browser.signUp(uniqueEmail('csrf'));
+    const cookie = `svc_session=${browser.cookie}`;
+    const body = JSON.stringify({ plan: 'free' });
+    const json = { 'Content-Type': 'application/json', Cookie: cookie };
+    expect((await sendRaw(server.url, 'subscribe', { headers: json, body })).status).toBe(403);
+    expect((await sendRaw(server.url, 'subscribe', { headers: { ...json, 'X-CSRF-Token': 'x'.repeat(43) }, body })).status).toBe(403);
+    const token = { ...json, 'X-CSRF-Token': session.csrf_token };
+    expect((await sendRaw(server.url, 'subscribe', { headers: { ...token, Origin: 'https://evil.example' }, body })).status).toBe(403);
+    expect((await sendRaw(server.url, 'subscribe', { headers: { ...token, 'Sec-Fetch-Site': 'cross-site' }, body })).status).toBe(403);
+    // another session's token does not fit this cookie
+    const other = await new DashboardBrowser(server.url).signUp(uniqueEmail('csrf-other'));
+    expect((await sendRaw(server.url, 'subscribe', { headers: { ...json, 'X-CSRF-Token': other.csrf_token }, body })).status).toBe(403);
+    expect((await sendRaw(server.url, 'subscribe', { headers: { ...token, Origin: server.url, 'Sec-Fetch-Site': 'same-origin' }, body })).status).toBe(200);
+  });
+
+  test('log-in from another site is refused', async () => {
+    const res = await sendRaw(server.url, 'logIn', {
+      headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example' },
+      body: JSON.stringify({ email: uniqueEmail('x'), password: 'whatever it is' }),
+    });
+    expect(res.status).toBe(403);
+  });
+
+  test('an API key is no dashboard session', async () => {
+    const { response } = await apiClient(server.url, 'svc_' + 'a'.repeat(40)).GET('/dashboard/api/keys');
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('password reset', () => {
+  test('a mailed one-time link sets a new password and ends every session', async () => {
+    const email = uniqueEmail('reset');
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(email, 'the first password');
+    const requested = await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
+    expect(requested.response.status).toBe(202);
+    const token = await linkToken(email, '/dashboard/reset-password');
+    const reset = await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset/confirm', { body: { token, password: 'the second password' } });
+    expect(reset.response.status).toBe(204);
+    expect((await browser.client.GET('/dashboard/api/session')).response.status).toBe(401);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'the first password')).status).toBe(401);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'the second password')).status).toBe(200);
+    const reused = await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset/confirm', { body: { token, password: 'a third password!' } });
+    expect(reused.response.status).toBe(400);
+  });
+
+  test('an address without an account gets the same answer and no mail', async () => {
+    const email = uniqueEmail('no-account');
+    const { response } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
+    expect(response.status).toBe(202);
+    expect(await mailTo(email)).toEqual([]);
+  });
+});

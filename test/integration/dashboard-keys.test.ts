@@ -1,0 +1,105 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { apiClient } from './support/contract.js';
+import { DashboardBrowser, uniqueEmail } from './support/dashboard.js';
+import { startServer, testServices, type TestServer } from './support/server.js';
+
+// Self-serve keys through the dashboard's operations: 402 without a plan, the Free plan at once,
+// a key shown once that works on the API, listing, revocation that the next API call sees, the
+// audit log, and one account never reaching another's keys.
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer({ services: testServices({}, { SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000' }) });
+});
+
+async function subscribedBrowser(label: string): Promise<DashboardBrowser> {
+  const browser = new DashboardBrowser(server.url);
+  await browser.signUp(uniqueEmail(label));
+  const { response } = await browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { plan: 'free' } });
+  expect(response.status).toBe(200);
+  return browser;
+}
+
+async function createKey(browser: DashboardBrowser, body: { name: string; read_only?: boolean; allowed_ips?: string[] }) {
+  return browser.client.POST('/dashboard/api/keys', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body });
+}
+
+describe('API keys in the dashboard', () => {
+  test('without a subscription key creation answers 402 with the specification wording', async () => {
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(uniqueEmail('no-plan'));
+    const { response, error } = await createKey(browser, { name: 'first' });
+    expect(response.status).toBe(402);
+    expect((error as { detail: string }).detail).toMatch(/no active plan/i);
+    expect((error as { detail: string }).detail).toMatch(/subscribe/i);
+  });
+
+  test('Free activates at once; the key is shown once, works on the API, is listed without its secret, and revocation applies to the next call', async () => {
+    const browser = await subscribedBrowser('keys');
+    const session = (await browser.client.GET('/dashboard/api/session')).data!;
+    expect(session.subscription).toMatchObject({ plan: 'Free', state: 'active', current_period_end: null });
+
+    const { response, data } = await createKey(browser, { name: 'school website' });
+    expect(response.status).toBe(201);
+    const key = data!.key;
+    expect(key).toMatch(/^svc_[A-Za-z0-9]{32,}$/);
+    expect(data!.api_key).toMatchObject({ name: 'school website', environment: 'live', state: 'active', read_only: false, allowed_ips: [] });
+    expect(key.startsWith(data!.api_key.display_prefix)).toBe(true);
+
+    const plans = await apiClient(server.url, key).GET('/api/v1/dev/plans');
+    expect(plans.response.status).toBe(200);
+    expect(plans.data!.current_plan.name).toBe('Free');
+
+    const listed = (await browser.client.GET('/dashboard/api/keys')).data!;
+    expect(listed.keys.map((k) => k.id)).toEqual([data!.api_key.id]);
+    expect(JSON.stringify(listed)).not.toContain(key);
+
+    const revoked = await browser.client.POST('/dashboard/api/keys/{key_id}/revoke', {
+      params: { path: { key_id: data!.api_key.id }, header: { 'X-CSRF-Token': browser.csrf! } },
+    });
+    expect(revoked.response.status).toBe(200);
+    expect(revoked.data!.state).toBe('revoked');
+    const after = await apiClient(server.url, key).GET('/api/v1/dev/plans');
+    expect(after.response.status).toBe(401);
+    expect(after.error).toMatchObject({ error: { code: 'api_key_revoked' } });
+
+    const audit = (await browser.client.GET('/dashboard/api/audit-log')).data!;
+    expect(audit.events.map((e) => e.action)).toEqual(['key.revoked', 'key.created', 'subscription.changed', 'account.created']);
+    expect(audit.events[0]!.user_email).toBe(session.user.email);
+    expect(audit.events[0]!.subject).toBe(data!.api_key.display_prefix);
+  });
+
+  test('restrictions are kept, and an invalid IP range is refused with the field named', async () => {
+    const browser = await subscribedBrowser('restricted');
+    const { data } = await createKey(browser, { name: 'reader', read_only: true, allowed_ips: ['203.0.113.0/24', '2001:db8::1'] });
+    expect(data!.api_key).toMatchObject({ read_only: true, allowed_ips: ['203.0.113.0/24', '2001:db8::1/128'] });
+    // the server sees 127.0.0.1, outside the allow-list
+    expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).response.status).toBe(403);
+    const bad = await createKey(browser, { name: 'bad', allowed_ips: ['10.0.0.0/33'] });
+    expect(bad.response.status).toBe(400);
+    expect(JSON.stringify(bad.error)).toContain('allowed_ips');
+  });
+
+  test('one account never sees or changes another account\'s keys or audit log', async () => {
+    const owner = await subscribedBrowser('owner');
+    const intruder = await subscribedBrowser('intruder');
+    const { data } = await createKey(owner, { name: 'private' });
+    expect((await intruder.client.GET('/dashboard/api/keys')).data!.keys).toEqual([]);
+    const attempt = await intruder.client.POST('/dashboard/api/keys/{key_id}/revoke', {
+      params: { path: { key_id: data!.api_key.id }, header: { 'X-CSRF-Token': intruder.csrf! } },
+    });
+    expect(attempt.response.status).toBe(404);
+    expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+    const audit = (await intruder.client.GET('/dashboard/api/audit-log')).data!;
+    expect(audit.events.some((e) => e.subject === data!.api_key.display_prefix)).toBe(false);
+  });
+
+  test('dashboard operations do not count toward the API limits of the account\'s keys', async () => {
+    const browser = await subscribedBrowser('uncounted');
+    const { data } = await createKey(browser, { name: 'counted' });
+    for (let i = 0; i < 12; i++) await browser.client.GET('/dashboard/api/keys');
+    const usage = await apiClient(server.url, data!.key).GET('/api/v1/dev/usage');
+    expect(usage.data!.total_requests).toBe(1);
+  });
+});

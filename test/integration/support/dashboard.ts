@@ -1,0 +1,70 @@
+import { expect } from '@jest/globals';
+import { apiClient, type Schemas } from './contract.js';
+
+// A browser's view of the dashboard's JSON operations: it keeps the session cookie the server
+// sets and sends the session's CSRF token, like the dashboard's pages do. Every response is
+// checked against the contract (apiClient).
+
+export class DashboardBrowser {
+  cookie: string | undefined;
+  csrf: string | undefined;
+  readonly client;
+
+  constructor(readonly baseUrl: string) {
+    this.client = apiClient(baseUrl);
+    this.client.use({
+      onRequest: ({ request }) => {
+        if (this.cookie && !request.headers.has('Cookie')) request.headers.set('Cookie', `svc_session=${this.cookie}`);
+        if (this.csrf && request.method !== 'GET' && !request.headers.has('X-CSRF-Token')) request.headers.set('X-CSRF-Token', this.csrf);
+        return request;
+      },
+      onResponse: ({ response }) => {
+        const set = response.headers.get('set-cookie');
+        const match = set?.match(/svc_session=([^;]*)/);
+        if (match) this.cookie = match[1] || undefined;
+        return response;
+      },
+    });
+  }
+
+  remember(session: Schemas['DashboardSession'] | undefined): Schemas['DashboardSession'] {
+    expect(session).toBeDefined();
+    this.csrf = session!.csrf_token;
+    return session!;
+  }
+
+  async signUp(email: string, password = 'a long enough password', organisation = 'Test School'): Promise<Schemas['DashboardSession']> {
+    const { response, data } = await this.client.POST('/dashboard/api/sign-up', { body: { organisation, email, password } });
+    expect(response.status).toBe(201);
+    return this.remember(data);
+  }
+
+  async logIn(email: string, password: string): Promise<Response> {
+    const { response, data } = await this.client.POST('/dashboard/api/log-in', { body: { email, password } });
+    if (response.status === 200) this.remember(data);
+    return response;
+  }
+}
+
+/** The mail the local catcher got for `to`, oldest first (scripts/mail.sh, started with the test services). */
+export async function mailTo(to: string): Promise<{ subject: string; text: string }[]> {
+  const web = process.env.MAIL_WEB_URL;
+  if (!web) throw new Error('MAIL_WEB_URL is not set: run the tests through scripts/test.sh');
+  const res = await fetch(`${web}/messages?to=${encodeURIComponent(to)}`);
+  return (await res.json()) as { subject: string; text: string }[];
+}
+
+/** The token of the newest link in the mail to `to` whose path ends with `path`. */
+export async function linkToken(to: string, path: string): Promise<string> {
+  const mails = await mailTo(to);
+  const links = mails.flatMap((m) => [...m.text.matchAll(/https?:\/\/\S+/g)].map((x) => new URL(x[0]))).filter((u) => u.pathname.endsWith(path));
+  const token = links.at(-1)?.searchParams.get('token');
+  if (!token) throw new Error(`no ${path} link in the mail to ${to}: ${JSON.stringify(mails)}`);
+  return token;
+}
+
+let counter = 0;
+/** An email address no other test uses. */
+export function uniqueEmail(label: string): string {
+  return `${label}.${Date.now().toString(36)}.${++counter}@example.org`;
+}
