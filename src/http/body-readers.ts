@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { UnsupportedContentTypeError } from './http-errors.js';
+import { readFormBody } from './form-body.js';
 import { readJsonBody } from './json-body.js';
 import { readMultipartBody } from './multipart-body.js';
 
@@ -31,6 +32,7 @@ type Reader = (ctx: Context, operationId: string, media: MediaTypeSpec) => Promi
 const READERS: Record<string, Reader> = {
   'application/json': readJsonBody,
   'multipart/form-data': readMultipartBody,
+  'application/x-www-form-urlencoded': readFormBody,
 };
 
 /** Fails at start when the contract gives a body a media type without a reader or without its limit. */

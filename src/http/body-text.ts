@@ -1,0 +1,50 @@
+import coBody from 'co-body';
+import type { Context } from 'koa';
+import { InvalidRequestError } from '../domain/errors.js';
+import { ClientClosedError, PayloadTooLargeError, UnsupportedContentTypeError } from './http-errors.js';
+
+interface BodyFramingError {
+  status?: number;
+  type?: string;
+  code?: string;
+}
+
+const UTF8 = new Set(['utf-8', 'utf8']);
+
+/**
+ * Reads a text body (JSON, a form) within `limit` bytes as UTF-8: another declared charset is
+ * 415, bytes that are not UTF-8 are 400, never silently replaced. `kind` names the media type in
+ * the messages.
+ */
+export async function readBodyText(ctx: Context, limit: number, kind: string): Promise<string> {
+  const charset = ctx.request.charset;
+  if (charset && !UTF8.has(charset.toLowerCase())) {
+    throw new UnsupportedContentTypeError(ctx.get('Content-Type'), `${kind} in UTF-8 (charset=utf-8 or no charset)`);
+  }
+  let bytes: unknown;
+  try {
+    // the raw bytes (after Content-Encoding), decoded below so that invalid UTF-8 is refused: co-body
+    // hands `encoding` to raw-body, which returns a Buffer when it is falsy (its types only allow strings)
+    bytes = await coBody.text(ctx.req, { limit, encoding: false as unknown as string });
+    if (!Buffer.isBuffer(bytes)) throw new Error('co-body returned text instead of the raw body');
+  } catch (error) {
+    const framing = error as BodyFramingError;
+    if (framing.type === 'request.aborted') throw new ClientClosedError();
+    if (framing.status === 413) throw new PayloadTooLargeError(limit);
+    if (framing.type === 'encoding.unsupported' || framing.status === 415) {
+      throw new UnsupportedContentTypeError(ctx.get('Content-Encoding') || ctx.get('Content-Type'), `${kind} (identity, gzip or deflate encoded)`);
+    }
+    // zlib (Z_*) and brotli (ERR__*) refusing a body that is not what its Content-Encoding says
+    if (framing.code?.startsWith('Z_') || framing.code?.startsWith('ERR__')) {
+      throw new InvalidRequestError(`The request body could not be decompressed as ${ctx.get('Content-Encoding')}.`);
+    }
+    // the body's declared length did not match what arrived, and the like
+    if (framing.status === 400) throw new InvalidRequestError(`The request body could not be read: ${(error as Error).message}.`);
+    throw error;
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InvalidRequestError(`The request body is not valid UTF-8 text: send ${kind} encoded as UTF-8.`);
+  }
+}

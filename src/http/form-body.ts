@@ -1,0 +1,22 @@
+import type { Context } from 'koa';
+import { InvalidRequestError } from '../domain/errors.js';
+import type { MediaTypeSpec } from './body-readers.js';
+import { checkWellFormed, validated } from './body-checks.js';
+import { readBodyText } from './body-text.js';
+
+/**
+ * Reads an application/x-www-form-urlencoded body within the contract's size limit: each field
+ * once, as text, checked against the operation's schema. The raw text is kept on
+ * `ctx.state.rawBody` for operations that store what they received.
+ */
+export async function readFormBody(ctx: Context, operationId: string, media: MediaTypeSpec): Promise<unknown> {
+  const text = await readBodyText(ctx, media['x-max-body-bytes'], 'a URL-encoded form');
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (Object.hasOwn(fields, name)) throw new InvalidRequestError(`Field '${name}' is given twice: send each field once.`, [{ path: name, message: 'given twice' }]);
+    fields[name] = value;
+  }
+  checkWellFormed(fields);
+  ctx.state.rawBody = text;
+  return validated(operationId, fields);
+}
