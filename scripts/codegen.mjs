@@ -5,7 +5,7 @@
 //   api-types.ts          TypeScript types (openapi-typescript)
 //   request-validators.ts Ajv standalone validators for every request body, by operationId
 //   contract-values.ts    the contract's vocabularies: every enum of components.schemas, the
-//                         metadata keys (the properties of Filters) and the Dashboard operations,
+//                         metadata keys (the properties of Filters) and the operations without API keys,
 //                         as readonly arrays and unions
 // `--check` regenerates into a temporary folder and fails when the committed files differ.
 import { execFileSync } from 'node:child_process';
@@ -121,10 +121,12 @@ function contractValues(bundle) {
   const filters = bundle.components.schemas.Filters;
   if (!filters?.properties) throw new Error('components.schemas.Filters with properties is missing: it defines the metadata keys');
   found.set('METADATA_KEYS', { type: 'MetadataKey', values: Object.keys(filters.properties), pointers: ['property names of #/components/schemas/Filters'] });
-  // the operations signed in by the dashboard's session cookie instead of an API key, so the
-  // handler registry can give each kind of operation its own input type
-  const dashboard = Object.values(bundle.paths).flatMap((item) => Object.values(item)).filter((op) => op.tags?.includes('Dashboard')).map((op) => op.operationId);
-  found.set('DASHBOARD_OPERATIONS', { type: 'DashboardOperation', values: dashboard, pointers: ['operationIds of the operations tagged Dashboard'] });
+  // the operations not called with an API key (the dashboard's, signed in by its session cookie,
+  // and the payment gateway's notifications), so the handler registry can give each kind of
+  // operation its own input type
+  const usesKey = (op) => (op.security ?? bundle.security ?? []).some((requirement) => 'ApiKeyAuth' in requirement);
+  const keyless = Object.values(bundle.paths).flatMap((item) => Object.values(item)).filter((op) => !usesKey(op)).map((op) => op.operationId);
+  found.set('KEYLESS_OPERATIONS', { type: 'KeylessOperation', values: keyless, pointers: ['operationIds of the operations without ApiKeyAuth'] });
 
   const blocks = [...found].map(([name, { type, values, pointers }]) =>
     `/** ${pointers.join(', ')} */\n` +

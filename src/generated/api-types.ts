@@ -352,6 +352,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay for a plan
+         * @description Creates a checkout order for a paid plan and returns the form the browser posts to the payment gateway (PayHere). Needs a confirmed email address (`403` otherwise). The plan changes when the gateway's payment notification has been processed, within seconds; `getCheckout` tells when.
+         */
+        post: operations["startCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/checkout/{order_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A checkout order
+         * @description The order and its state: `pending` until the payment gateway's notification is processed, then `paid` or `declined`.
+         */
+        get: operations["getCheckout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invoices
+         * @description The account's paid periods (first payments and renewals), newest first.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/payhere/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayHere payment notification
+         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold is refused (`400`) and logged; a repeat of one already received (same payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
+         */
+        post: operations["payhereNotify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1374,6 +1454,123 @@ export interface components {
                 created_at: string;
             }[];
         };
+        /**
+         * @description The paid plan to pay for (monthly, in LKR, renewed by the payment gateway until cancelled).
+         * @example {
+         *       "plan": "pro"
+         *     }
+         */
+        CheckoutRequest: {
+            /**
+             * @description `starter` (999 LKR a month), `pro` (3,499) or `enterprise` (14,999).
+             * @enum {string}
+             */
+            plan: "starter" | "pro" | "enterprise";
+        };
+        /**
+         * @description A checkout: post `fields` as an HTML form (`application/x-www-form-urlencoded`) to
+         *     `action_url`, the payment gateway's page, from the customer's browser. The plan changes when
+         *     the gateway's notification of the payment has been processed (seconds); until then the order is
+         *     `pending` and, without another active subscription, key creation answers `402`.
+         */
+        Checkout: components["schemas"]["CheckoutStatus"] & {
+            /**
+             * Format: uri
+             * @description Where the form is posted (PayHere's checkout page).
+             */
+            action_url: string;
+            /** @description The form's fields (PayHere's checkout parameters, with its `hash`). */
+            fields: {
+                [key: string]: string;
+            };
+        };
+        /** @description A checkout order and its state. */
+        CheckoutStatus: {
+            /**
+             * @description The order's id (`ord_...`), also in the gateway's notifications.
+             * @example ord_5f0c2a9e7b4d4c8e9a610d2e
+             */
+            order_id: string;
+            /**
+             * @description `pending` until the gateway says the payment went through (`paid`) or not (`declined`).
+             * @enum {string}
+             */
+            state: "pending" | "paid" | "declined";
+            /**
+             * @description The plan's name.
+             * @example Pro
+             */
+            plan: string;
+            /**
+             * @description The monthly price.
+             * @example 3499
+             */
+            amount_lkr: number;
+        };
+        /** @description The account's paid periods, newest first. */
+        InvoiceList: {
+            /** @description One per payment (a first payment or a renewal). */
+            invoices: {
+                /**
+                 * Format: uuid
+                 * @description The invoice's id.
+                 */
+                id: string;
+                /** @description The checkout order. */
+                order_id: string;
+                /** @description The payment gateway's payment id. */
+                payment_id: string;
+                /** @description The plan paid for. */
+                plan: string;
+                /** @description Amount paid. */
+                amount: number;
+                /** @description `LKR`. */
+                currency: string;
+                /**
+                 * Format: date-time
+                 * @description Start of the paid period.
+                 */
+                period_start: string;
+                /**
+                 * Format: date-time
+                 * @description End of the paid period (the next charge).
+                 */
+                period_end: string;
+                /**
+                 * Format: date-time
+                 * @description When the payment was confirmed.
+                 */
+                paid_at: string;
+            }[];
+        };
+        /**
+         * @description PayHere's payment notification (Checkout and Recurring APIs), posted by PayHere's servers.
+         *     Verified by `md5sig`; other PayHere fields are accepted and kept.
+         */
+        PayHereNotification: {
+            /** @description The merchant. */
+            merchant_id: string;
+            /** @description The checkout order (`ord_...`). */
+            order_id: string;
+            /** @description PayHere's payment id. */
+            payment_id: string;
+            /** @description Amount paid, two decimals. */
+            payhere_amount: string;
+            /** @description `LKR`. */
+            payhere_currency: string;
+            /** @description `2` success, `0` pending, `-1` cancelled, `-2` failed, `-3` charged back. */
+            status_code: string;
+            /** @description UPPER(MD5(merchant_id + order_id + payhere_amount + payhere_currency + status_code + UPPER(MD5(merchant secret)))) */
+            md5sig: string;
+            /** @description Recurring payments only (`AUTHORIZATION_SUCCESS`, `RECURRING_INSTALLMENT_SUCCESS`, ...). */
+            message_type?: string;
+            /** @description Recurring payments only. */
+            subscription_id?: string;
+            /** @description Recurring payments only, `YYYY-MM-DD` of the next charge. */
+            item_rec_date_next?: string;
+        } & {
+            [key: string]: string;
+        };
     };
     responses: {
         /**
@@ -1813,7 +2010,7 @@ export interface components {
                 "application/json": components["schemas"]["AuditLog"];
             };
         };
-        /** @description The request was refused: `detail` names the field and the rule (for example a password shorter than 10 characters, an invalid IP range, or a link that is invalid, expired or already used). */
+        /** @description The request was refused: `detail` names the field and the rule (for example a password shorter than 10 characters or an invalid IP range). */
         DashboardBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1882,6 +2079,89 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The order, and the form to post to the payment gateway. */
+        CheckoutCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Checkout"];
+            };
+        };
+        /**
+         * @description The body is not in the media type the operation accepts (the `Content-Type` header is missing
+         *     or names another type or charset).
+         */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description The body is larger than the operation accepts (16384 bytes); the connection is closed. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description The link's token is unknown, expired or already used; ask for a new link. */
+        LinkNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description The order and its state. */
+        CheckoutOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CheckoutStatus"];
+            };
+        };
+        /** @description The account's invoices. */
+        InvoiceListOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvoiceList"];
+            };
+        };
+        /** @description The notification was stored and will be processed (or was a repeat of one already received, which is not processed again). */
+        NotificationAccepted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description The notification was stored and refused: its signature does not hold, or it names another merchant. */
+        NotificationRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BadRequestBody"];
             };
         };
     };
@@ -2068,6 +2348,8 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["DashboardForbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["DashboardTooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2090,6 +2372,8 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["DashboardTooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2149,6 +2433,9 @@ export interface operations {
             204: components["responses"]["EmailVerified"];
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["DashboardForbidden"];
+            404: components["responses"]["LinkNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2192,6 +2479,8 @@ export interface operations {
             202: components["responses"]["Accepted"];
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["DashboardForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["DashboardTooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2213,6 +2502,9 @@ export interface operations {
             204: components["responses"]["PasswordChanged"];
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["DashboardForbidden"];
+            404: components["responses"]["LinkNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2241,6 +2533,8 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2285,6 +2579,8 @@ export interface operations {
             401: components["responses"]["DashboardUnauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["DashboardForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2327,6 +2623,91 @@ export interface operations {
         responses: {
             200: components["responses"]["AuditLogOk"];
             401: components["responses"]["DashboardUnauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startCheckout: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+                 *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+                 *     a missing or wrong token answers `403 forbidden`.
+                 */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["CheckoutCreated"];
+            400: components["responses"]["DashboardBadRequest"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's id, from `startCheckout`. */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["CheckoutOk"];
+            401: components["responses"]["DashboardUnauthorized"];
+            404: components["responses"]["DashboardNotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["InvoiceListOk"];
+            401: components["responses"]["DashboardUnauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    payhereNotify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["PayHereNotification"];
+            };
+        };
+        responses: {
+            200: components["responses"]["NotificationAccepted"];
+            400: components["responses"]["NotificationRejected"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
