@@ -5,43 +5,18 @@
 # a real mail server.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/background.sh"
 ensure_node
 
 SMTP_PORT="${MAIL_SMTP_PORT:-1025}"
 HTTP_PORT="${MAIL_HTTP_PORT:-8025}"
-RUN_DIR="$DATA_DIR/mail"
-PID_FILE="$RUN_DIR/catcher.pid"
-
-running() { [ -f "$PID_FILE" ] && kill -0 "$(cat "$PID_FILE")" 2>/dev/null; }
-
-cmd_start() {
-  if [ -n "${SMTP_URL:-}" ] || running; then return 0; fi
-  mkdir -p "$RUN_DIR"
-  log "starting the mail catcher: SMTP on 127.0.0.1:$SMTP_PORT, mail shown on http://127.0.0.1:$HTTP_PORT"
-  nohup node "$REPO_DIR/dist/scripts/mail-catcher.js" --smtp-port "$SMTP_PORT" --http-port "$HTTP_PORT" >"$RUN_DIR/catcher.log" 2>&1 &
-  echo $! > "$PID_FILE"
-  local deadline=$((SECONDS + 30))
-  until curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$HTTP_PORT/messages"; do
-    if ! running || ((SECONDS >= deadline)); then
-      log "the mail catcher did not start; its log:"; cat "$RUN_DIR/catcher.log" >&2; exit 1
-    fi
-    sleep 0.2
-  done
-}
-
-cmd_stop() {
-  if running; then
-    local pid; pid="$(cat "$PID_FILE")"
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f "$PID_FILE"
-}
+PID_FILE="$DATA_DIR/mail/catcher.pid"
 
 case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
+  start)
+    [ -n "${SMTP_URL:-}" ] || start_background "the mail catcher" "$PID_FILE" "$DATA_DIR/mail/catcher.log" "http://127.0.0.1:$HTTP_PORT/messages" \
+      node "$REPO_DIR/dist/scripts/mail-catcher.js" --smtp-port "$SMTP_PORT" --http-port "$HTTP_PORT" ;;
+  stop) stop_background "$PID_FILE" ;;
   url) if [ -n "${SMTP_URL:-}" ]; then echo "$SMTP_URL"; else echo "smtp://127.0.0.1:$SMTP_PORT"; fi ;;
   web) echo "http://127.0.0.1:$HTTP_PORT" ;;
   *) echo "usage: $0 start|stop|url|web" >&2; exit 2 ;;

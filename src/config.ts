@@ -86,6 +86,10 @@ const schema = z.object({
   /** Dashboard sign-in attempts per 15 minutes from one address, and for one email address. */
   SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(30),
   SIGN_IN_ATTEMPTS_PER_EMAIL: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** PayHere merchant (paid plans); without both, paid checkout answers 503. */
+  PAYHERE_MERCHANT_ID: z.string().min(1).optional(),
+  PAYHERE_MERCHANT_SECRET: z.string().min(1).optional(),
+  PAYHERE_CHECKOUT_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://sandbox.payhere.lk/pay/checkout'),
   /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */
   MODEL_PRICES_USD: z
     .string()

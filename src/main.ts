@@ -8,6 +8,7 @@ import { createApp } from './http/app.js';
 import { InFlightRequests } from './http/in-flight.js';
 import { createLogger } from './http/logger.js';
 import { createHttpServer, listen } from './http/server.js';
+import { startBillingWorker } from './jobs/billing-worker.js';
 import { createServices } from './services.js';
 
 async function main(): Promise<void> {
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
     () => log.info('search index ready'),
     () => log.warn('search index unavailable at start; queries answer 503 until it is reachable'),
   );
+  // payment notifications are processed by this process too (any number of processes may share the queue)
+  if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, systemClock, log);
   const server = await listen(createHttpServer(app, log), config.PORT, config.HOST);
   const docsServer = await listen(createHttpServer(docsApp, log), docs.port, docs.host);
   log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT, docs: docs.docsBaseUrl }, 'listening');
@@ -57,7 +60,10 @@ async function main(): Promise<void> {
     docsServer.close();
     docsServer.closeIdleConnections();
     server.close(() => {
-      void Promise.all([orm.close(), services.index.close(), services.work.close()]).then(() => process.exit(0));
+      void services.jobs
+        .stop()
+        .then(() => Promise.all([orm.close(), services.index.close(), services.work.close()]))
+        .then(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => {

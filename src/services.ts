@@ -2,7 +2,10 @@ import { signInSettings, type Config } from './config.js';
 import type { AnsweringServices } from './domain/answering/answer-question.js';
 import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
+import { PayHereGateway } from './billing/payhere.js';
 import type { Mailer } from './domain/ports/mailer.js';
+import type { PaymentGateway } from './domain/ports/payment-gateway.js';
+import { PgBossQueue } from './jobs/pg-boss-queue.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { SmtpMailer } from './mail/smtp-mailer.js';
 import { OpenAiProvider } from './providers/openai-provider.js';
@@ -18,6 +21,9 @@ export interface Services extends AnsweringServices {
   work: WorkerPool;
   mailer: Mailer;
   signIn: SignInSettings;
+  /** null when no merchant is configured: paid checkout answers 503 */
+  payments: PaymentGateway | null;
+  jobs: PgBossQueue;
 }
 
 export function createServices(config: Config): Services {
@@ -39,5 +45,10 @@ export function createServices(config: Config): Services {
     work: WorkerPool.fromSettings(config),
     mailer: new SmtpMailer(config.SMTP_URL, config.MAIL_FROM),
     signIn: signInSettings(config),
+    payments:
+      config.PAYHERE_MERCHANT_ID && config.PAYHERE_MERCHANT_SECRET
+        ? new PayHereGateway({ merchantId: config.PAYHERE_MERCHANT_ID, merchantSecret: config.PAYHERE_MERCHANT_SECRET, checkoutUrl: config.PAYHERE_CHECKOUT_URL })
+        : null,
+    jobs: new PgBossQueue(config.DATABASE_URL),
   };
 }

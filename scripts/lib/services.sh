@@ -37,6 +37,12 @@ start_services() {
     export SMTP_URL MAIL_WEB_URL
     LOCAL_MAIL=1
   fi
+  # with PAYHERE_MERCHANT_ID set, paid plans go to that merchant; otherwise to the local sandbox
+  if [ -z "${PAYHERE_MERCHANT_ID:-}" ]; then
+    bash "$REPO_DIR/scripts/payhere-sandbox.sh" start
+    while IFS='=' read -r name value; do export "$name=$value"; done < <(bash "$REPO_DIR/scripts/payhere-sandbox.sh" env)
+    LOCAL_PAYHERE=1
+  fi
   ensure_key_secret
   node "$REPO_DIR/dist/scripts/migrate.js"
 }
@@ -53,6 +59,9 @@ start_fresh_services() {
 # Stops the local servers (and only those): the URLs exported for the service must not make the
 # scripts take our own servers for external ones.
 stop_services() {
+  if [ -n "${LOCAL_PAYHERE:-}" ] || [ -z "${PAYHERE_MERCHANT_ID:-}" ]; then
+    PAYHERE_MERCHANT_ID='' bash "$REPO_DIR/scripts/payhere-sandbox.sh" stop || true
+  fi
   if [ -n "${LOCAL_MAIL:-}" ] || [ -z "${SMTP_URL:-}" ]; then
     SMTP_URL='' bash "$REPO_DIR/scripts/mail.sh" stop || true
   fi

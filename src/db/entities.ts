@@ -52,6 +52,9 @@ export const Subscription = defineEntity({
     currentPeriodEnd: p.datetime().nullable(),
     trialEndsAt: p.datetime().nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
+    /** the paid checkout that gave the current plan, and the gateway's id of its recurring payments */
+    orderId: p.string().nullable(),
+    gatewaySubscriptionId: p.string().nullable(),
   },
 });
 export type Subscription = InferEntity<typeof Subscription>;
@@ -243,4 +246,60 @@ export const AuditEvent = defineEntity({
 });
 export type AuditEvent = InferEntity<typeof AuditEvent>;
 
-export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent];
+export const CHECKOUT_STATES = ['pending', 'paid', 'declined'] as const;
+
+/** A paid plan's checkout sent to the payment gateway; its notifications name it by id. */
+export const CheckoutOrder = defineEntity({
+  name: 'CheckoutOrder',
+  tableName: 'checkout_order',
+  properties: {
+    id: p.string().primary(),
+    account: p.manyToOne(Account).index().deleteRule('cascade'),
+    plan: p.manyToOne(Plan),
+    amount: p.decimal('number').precision(12).scale(2),
+    currency: p.string(),
+    state: p.enum(CHECKOUT_STATES).nativeEnumName('checkout_state'),
+    createdAt: p.datetime(),
+    paidAt: p.datetime().nullable(),
+  },
+});
+export type CheckoutOrder = InferEntity<typeof CheckoutOrder>;
+
+/** A payment notification as received (raw body), whether its signature held, and what processing made of it. */
+export const PaymentNotification = defineEntity({
+  name: 'PaymentNotification',
+  tableName: 'payment_notification',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    receivedAt: p.datetime(3),
+    body: p.text(),
+    verified: p.boolean(),
+    // payment id, status and message type of a verified notification: a repeat is stored, never processed
+    dedupeKey: p.string().nullable().unique(),
+    orderId: p.string().nullable(),
+    processedAt: p.datetime(3).nullable(),
+    outcome: p.string().nullable(),
+  },
+});
+export type PaymentNotification = InferEntity<typeof PaymentNotification>;
+
+/** One paid period of an account (a first payment or a renewal). */
+export const Invoice = defineEntity({
+  name: 'Invoice',
+  tableName: 'invoice',
+  properties: {
+    id: p.uuid().primary(),
+    account: p.manyToOne(Account).index().deleteRule('cascade'),
+    orderId: p.string(),
+    paymentId: p.string().unique(),
+    planName: p.string(),
+    amount: p.decimal('number').precision(12).scale(2),
+    currency: p.string(),
+    periodStart: p.datetime(),
+    periodEnd: p.datetime(),
+    paidAt: p.datetime(),
+  },
+});
+export type Invoice = InferEntity<typeof Invoice>;
+
+export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice];

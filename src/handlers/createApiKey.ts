@@ -1,9 +1,9 @@
 import { recordAudit } from '../domain/audit/audit-log.js';
 import { createKey } from '../domain/keys/keys.js';
 import { keyView } from './dashboard-views.js';
-import type { DashboardHandler } from './types.js';
+import type { KeylessHandler } from './types.js';
 
-export const createApiKey: DashboardHandler<'createApiKey'> = async ({ body, em, session, services, now }) => {
+export const createApiKey: KeylessHandler<'createApiKey'> = async ({ body, em, session, services, now }) => {
   const { accountId, user } = session!;
   const created = await createKey(
     em,

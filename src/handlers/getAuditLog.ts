@@ -1,7 +1,7 @@
 import { listAudit } from '../domain/audit/audit-log.js';
-import type { DashboardHandler } from './types.js';
+import type { KeylessHandler } from './types.js';
 
-export const getAuditLog: DashboardHandler<'getAuditLog'> = async ({ em, session }) => ({
+export const getAuditLog: KeylessHandler<'getAuditLog'> = async ({ em, session }) => ({
   status: 200,
   body: {
     events: (await listAudit(em, session!.accountId, 200)).map((e) => ({

@@ -1,11 +1,14 @@
 import { createApiKey } from './createApiKey.js';
 import { getAuditLog } from './getAuditLog.js';
+import { getCheckout } from './getCheckout.js';
 import { getDashboardSession } from './getDashboardSession.js';
 import { getPlans } from './getPlans.js';
 import { getUsage } from './getUsage.js';
 import { listApiKeys } from './listApiKeys.js';
+import { listInvoices } from './listInvoices.js';
 import { logIn } from './logIn.js';
 import { logOut } from './logOut.js';
+import { payhereNotify } from './payhereNotify.js';
 import { query } from './query.js';
 import { queryMultipart } from './queryMultipart.js';
 import { requestPasswordReset } from './requestPasswordReset.js';
@@ -13,12 +16,13 @@ import { resendVerificationEmail } from './resendVerificationEmail.js';
 import { resetPassword } from './resetPassword.js';
 import { revokeApiKey } from './revokeApiKey.js';
 import { signUp } from './signUp.js';
+import { startCheckout } from './startCheckout.js';
 import { subscribe } from './subscribe.js';
 import { verifyEmail } from './verifyEmail.js';
-import type { DashboardOperation } from '../generated/contract-values.js';
-import type { ApiOperationId, DashboardHandler, Handler, OperationId } from './types.js';
+import type { KeylessOperation } from '../generated/contract-values.js';
+import type { ApiOperationId, KeylessHandler, Handler, OperationId } from './types.js';
 
-export type { ApiOperationId, DashboardHandler, Handler, OperationId };
+export type { ApiOperationId, KeylessHandler, Handler, OperationId };
 
 /** Every API-key operationId bound to its module: a missing or misspelt entry fails to compile. */
 export const handlers: { [K in ApiOperationId]: Handler<K> } = {
@@ -28,8 +32,8 @@ export const handlers: { [K in ApiOperationId]: Handler<K> } = {
   queryMultipart,
 };
 
-/** Every dashboard operationId (signed in by session cookie) bound to its module. */
-export const dashboardHandlers: { [K in DashboardOperation]: DashboardHandler<K> } = {
+/** Every operationId without an API key (the dashboard's, and the payment gateway's notifications) bound to its module. */
+export const keylessHandlers: { [K in KeylessOperation]: KeylessHandler<K> } = {
   signUp,
   logIn,
   logOut,
@@ -43,4 +47,8 @@ export const dashboardHandlers: { [K in DashboardOperation]: DashboardHandler<K>
   createApiKey,
   revokeApiKey,
   getAuditLog,
+  startCheckout,
+  getCheckout,
+  listInvoices,
+  payhereNotify,
 };

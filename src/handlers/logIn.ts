@@ -1,9 +1,9 @@
 import { logIn as startSession } from '../domain/sign-in/accounts.js';
 import { endSession } from '../domain/sign-in/sessions.js';
 import { sessionView } from './dashboard-views.js';
-import type { DashboardHandler } from './types.js';
+import type { KeylessHandler } from './types.js';
 
-export const logIn: DashboardHandler<'logIn'> = async ({ body, em, services, clientAddress, presentedToken, now }) => {
+export const logIn: KeylessHandler<'logIn'> = async ({ body, em, services, clientAddress, presentedToken, now }) => {
   const started = await startSession({ em, settings: services.signIn, mailer: services.mailer, clientAddress, now }, body);
   // whatever session the browser brought (perhaps planted by someone else) ends here
   if (presentedToken) await endSession(em, presentedToken);

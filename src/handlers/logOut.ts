@@ -1,7 +1,7 @@
 import { endSession } from '../domain/sign-in/sessions.js';
-import type { DashboardHandler } from './types.js';
+import type { KeylessHandler } from './types.js';
 
-export const logOut: DashboardHandler<'logOut'> = async ({ em, session }) => {
+export const logOut: KeylessHandler<'logOut'> = async ({ em, session }) => {
   await endSession(em, session!.token);
   return { status: 204, body: undefined, cookie: 'clear' };
 };

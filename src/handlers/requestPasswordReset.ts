@@ -1,7 +1,7 @@
 import { requestPasswordReset as mailResetLink } from '../domain/sign-in/accounts.js';
-import type { DashboardHandler } from './types.js';
+import type { KeylessHandler } from './types.js';
 
-export const requestPasswordReset: DashboardHandler<'requestPasswordReset'> = async ({ body, em, services, clientAddress, now }) => {
+export const requestPasswordReset: KeylessHandler<'requestPasswordReset'> = async ({ body, em, services, clientAddress, now }) => {
   await mailResetLink({ em, settings: services.signIn, mailer: services.mailer, clientAddress, now }, body);
   return { status: 202, body: { detail: 'If the address has an account, a link is on its way. It works once, for one hour.' } };
 };

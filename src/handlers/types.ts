@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { operations } from '../generated/api-types.js';
-import type { DashboardOperation } from '../generated/contract-values.js';
+import type { KeylessOperation } from '../generated/contract-values.js';
 import type { Principal } from '../domain/keys/principal.js';
 import type { SignedIn } from '../domain/sign-in/sessions.js';
 import type { UploadedFile } from '../domain/uploaded-file.js';
@@ -8,7 +8,7 @@ import type { Services } from '../services.js';
 
 export type OperationId = keyof operations;
 /** Operations called with an API key (the others are the dashboard's, signed in by a session cookie). */
-export type ApiOperationId = Exclude<OperationId, DashboardOperation>;
+export type ApiOperationId = Exclude<OperationId, KeylessOperation>;
 
 type ContentOf<Op> = Op extends { requestBody?: { content: infer C } } ? C : never;
 
@@ -49,11 +49,13 @@ type SuccessOf<Op> = Op extends { responses: infer R }
   : never;
 
 /** What a dashboard operation gets: the body, path parameters, the session (if signed in) and the caller's address. */
-export interface DashboardInput<K extends DashboardOperation> {
+export interface KeylessInput<K extends KeylessOperation> {
   body: BodyOf<operations[K]>;
   params: PathOf<operations[K]>;
   /** null on the operations that need no session (sign-up, log-in, links from mails) */
   session: SignedIn | null;
+  /** the body as received, for the operations that store it (payment notifications) */
+  rawBody: string | undefined;
   /** the session cookie's token as sent, even when it no longer names a session (ended at log-in) */
   presentedToken: string | undefined;
   clientAddress: string;
@@ -63,6 +65,6 @@ export interface DashboardInput<K extends DashboardOperation> {
 }
 
 /** The answer, and what happens to the browser's session cookie: a new session, or cleared. */
-export type DashboardOutput<K extends DashboardOperation> = SuccessOf<operations[K]> & { cookie?: { token: string; expiresAt: Date } | 'clear' };
+export type KeylessOutput<K extends KeylessOperation> = SuccessOf<operations[K]> & { cookie?: { token: string; expiresAt: Date } | 'clear' };
 
-export type DashboardHandler<K extends DashboardOperation> = (input: DashboardInput<K>) => Promise<DashboardOutput<K>>;
+export type KeylessHandler<K extends KeylessOperation> = (input: KeylessInput<K>) => Promise<KeylessOutput<K>>;

@@ -12,7 +12,7 @@ import type { WindowHeaders } from '../domain/limits/window.js';
 import { AuthenticationError, NotFoundError } from '../domain/errors.js';
 import { handlers, type ApiOperationId, type Handler } from '../handlers/index.js';
 import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
-import { isDashboardOperation, registerDashboard } from './dashboard.js';
+import { isKeylessOperation, registerKeyless } from './keyless-operations.js';
 import { MethodNotAllowedError } from './http-errors.js';
 import type { InFlightRequests } from './in-flight.js';
 import type { AppState } from './state.js';
@@ -77,14 +77,14 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
   api.register({
     unauthorizedHandler: (c: OpenApiContext) => {
       // the security handler's exception is kept by openapi-backend as the scheme's result
-      const scheme = isDashboardOperation(c.operation.operationId) ? 'SessionCookie' : 'ApiKeyAuth';
+      const scheme = isKeylessOperation(c.operation.operationId) ? 'SessionCookie' : 'ApiKeyAuth';
       const failure = (c.security?.[scheme] as { error?: unknown } | undefined)?.error;
       throw failure instanceof Error ? failure : new AuthenticationError('missing_api_key', 'API key is required. Send it in the X-API-Key header.');
     },
     postSecurityHandler: async (c: OpenApiContext, ctx: Ctx) => {
       const principal = ctx.state.principal;
       // dashboard operations are signed in by session and outside the API's limits
-      if (!c.security?.authorized || !principal || isDashboardOperation(c.operation.operationId)) return;
+      if (!c.security?.authorized || !principal || isKeylessOperation(c.operation.operationId)) return;
       try {
         checkKeyRestrictions(principal, ctx.method, ctx.ip);
       } catch (error) {
@@ -114,7 +114,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
   for (const [operationId, handler] of Object.entries(handlers)) {
     api.register(operationId, bind(handler as Handler<ApiOperationId>, deps));
   }
-  registerDashboard(api, deps);
+  registerKeyless(api, deps);
   checkBodySpecs();
   return api;
 }

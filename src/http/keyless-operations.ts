@@ -5,13 +5,14 @@ import type { Services } from '../services.js';
 import { AuthenticationError, ForbiddenError } from '../domain/errors.js';
 import { findSession } from '../domain/sign-in/sessions.js';
 import { csrfTokenMatches } from '../domain/sign-in/tokens.js';
-import { dashboardHandlers, type DashboardHandler } from '../handlers/index.js';
-import type { DashboardOperation } from '../generated/contract-values.js';
+import { keylessHandlers, type KeylessHandler } from '../handlers/index.js';
+import type { KeylessOperation } from '../generated/contract-values.js';
 import { readBody, type RequestBodySpec } from './body-readers.js';
 import type { AppState } from './state.js';
 
-// The dashboard's JSON operations: signed in by the session cookie (never an API key), guarded
-// against cross-site requests, and outside the API's limits.
+// The operations called without an API key: the dashboard's, signed in by its session cookie and
+// guarded against cross-site requests, and the payment gateway's notifications. None of them
+// counts toward the API's limits.
 
 type Ctx = Context & { state: AppState };
 
@@ -23,12 +24,12 @@ export interface DashboardDeps {
   services: Services;
 }
 
-export function isDashboardOperation(operationId: string | undefined): operationId is DashboardOperation {
-  return operationId !== undefined && Object.hasOwn(dashboardHandlers, operationId);
+export function isKeylessOperation(operationId: string | undefined): operationId is KeylessOperation {
+  return operationId !== undefined && Object.hasOwn(keylessHandlers, operationId);
 }
 
 /** Registers the SessionCookie security scheme and every dashboard operation's handler. */
-export function registerDashboard(api: OpenAPIBackend, deps: DashboardDeps): void {
+export function registerKeyless(api: OpenAPIBackend, deps: DashboardDeps): void {
   api.registerSecurityHandler('SessionCookie', async (_c: OpenApiContext, ctx: Ctx) => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     const session = token ? await findSession(ctx.state.em, token, deps.services.signIn, deps.clock.now()) : null;
@@ -36,8 +37,8 @@ export function registerDashboard(api: OpenAPIBackend, deps: DashboardDeps): voi
     ctx.state.session = session;
     return true;
   });
-  for (const [operationId, handler] of Object.entries(dashboardHandlers)) {
-    api.register(operationId, bind(handler as DashboardHandler<DashboardOperation>, deps));
+  for (const [operationId, handler] of Object.entries(keylessHandlers)) {
+    api.register(operationId, bind(handler as KeylessHandler<KeylessOperation>, deps));
   }
 }
 
@@ -64,12 +65,14 @@ export function checkCrossSite(ctx: Ctx, settings: Services['signIn']): void {
   }
 }
 
-function bind(handler: DashboardHandler<DashboardOperation>, deps: DashboardDeps) {
+function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
     checkCrossSite(ctx, deps.services.signIn);
     const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
+    const input = body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined;
     const result = await handler({
-      body: (body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined) as never,
+      body: input as never,
+      rawBody: ctx.state.rawBody,
       params: c.request.params as never,
       session: ctx.state.session ?? null,
       presentedToken: ctx.cookies.get(SESSION_COOKIE),

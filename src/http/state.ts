@@ -11,6 +11,8 @@ export interface AppState {
   principal?: Principal;
   /** The dashboard session of a request signed in by cookie. */
   session?: SignedIn;
+  /** The request body as received, for operations that store it (payment notifications). */
+  rawBody?: string;
   /** Set once the limiter admitted the request: its request-log row. */
   logId?: string;
   /** Model and token use reported by the handler, recorded with the outcome. */

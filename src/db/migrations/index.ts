@@ -5,6 +5,7 @@ import { Migration20261123000000_shared_stores } from './Migration20261123000000
 import { Migration20261123010000_admit_request } from './Migration20261123010000_admit_request.js';
 import { Migration20261123100000_docs_requests } from './Migration20261123100000_docs_requests.js';
 import { Migration20261123200000_dashboard_accounts } from './Migration20261123200000_dashboard_accounts.js';
+import { Migration20261123210000_billing } from './Migration20261123210000_billing.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123010000_admit_request', class: Migration20261123010000_admit_request },
   { name: 'Migration20261123100000_docs_requests', class: Migration20261123100000_docs_requests },
   { name: 'Migration20261123200000_dashboard_accounts', class: Migration20261123200000_dashboard_accounts },
+  { name: 'Migration20261123210000_billing', class: Migration20261123210000_billing },
 ];

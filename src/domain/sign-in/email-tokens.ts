@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DashboardUser} from '../../db/entities.js';
 import { EmailToken, type EmailTokenPurpose } from '../../db/entities.js';
-import { InvalidRequestError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import { newToken, tokenHash } from './tokens.js';
 
 /** A one-time token for a mailed link; earlier unused tokens of the same purpose stop working. */
@@ -15,7 +15,7 @@ export async function issueEmailToken(em: EntityManager, user: DashboardUser, pu
 }
 
 /**
- * Uses a token once: its user, or 400 when it is unknown, used or expired. The update is
+ * Uses a token once: its user, or 404 when it is unknown, used or expired. The update is
  * conditional, so two concurrent uses of one token cannot both succeed.
  */
 export async function redeemEmailToken(em: EntityManager, token: string, purpose: EmailTokenPurpose, now: Date): Promise<DashboardUser> {
@@ -23,7 +23,7 @@ export async function redeemEmailToken(em: EntityManager, token: string, purpose
   const taken = record && record.expiresAt > now ? await em.nativeUpdate(EmailToken, { id: record.id, usedAt: null }, { usedAt: now }) : 0;
   if (!record || taken !== 1) {
     const what = purpose === 'verify_email' ? 'verification link' : 'password-reset link';
-    throw new InvalidRequestError(`This ${what} is invalid, expired or already used. Ask for a new one.`, [{ path: 'token', message: 'invalid, expired or already used' }]);
+    throw new NotFoundError(`This ${what} is invalid, expired or already used. Ask for a new one.`);
   }
   return record.user;
 }

@@ -73,8 +73,10 @@ export function expectDocumented(res: ApiResponse, operationId: string): void {
     throw new Error(`${where} has Content-Type '${contentType}', documented: ${mediaTypes.join(', ') || 'no body'}`);
   }
   // a response without content (204) has nothing to validate
-  const body = res.body === undefined && mediaTypes.length === 0 ? {} : api.validateResponse(res.body, operation, res.status);
-  if (body.errors) throw new Error(`${where} body does not match the contract: ${JSON.stringify(body.errors)}`);
+  if (res.body !== undefined || mediaTypes.length > 0) {
+    const body = api.validateResponse(res.body, operation, res.status);
+    if (body.errors) throw new Error(`${where} body does not match the contract: ${JSON.stringify(body.errors)}`);
+  }
   const headers: Record<string, string> = {};
   res.headers.forEach((value, name) => (headers[name] = value));
   // values of the headers present must match their schemas ...

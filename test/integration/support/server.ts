@@ -8,6 +8,7 @@ import { createApp } from '../../../src/http/app.js';
 import { createHttpServer, listen } from '../../../src/http/server.js';
 import { loadConfig } from '../../../src/config.js';
 import { createServices, type Services } from '../../../src/services.js';
+import { startBillingWorker } from '../../../src/jobs/billing-worker.js';
 import { closeServer, onCleanup } from './cleanup.js';
 
 export const HASH_SECRET = 'integration-tests-secret-0123456789abcdef';
@@ -38,6 +39,7 @@ export function testServices(overrides: Partial<Services> = {}, env: NodeJS.Proc
   const config = loadConfig({ ...process.env, OPENAI_API_KEY: undefined, KEY_HASH_SECRET: HASH_SECRET, ...env });
   const services = { ...createServices(config), ...overrides };
   onCleanup(async () => {
+    await services.jobs.stop();
     await services.index.close();
     await services.work.close();
   });
@@ -50,13 +52,14 @@ export function testServices(overrides: Partial<Services> = {}, env: NodeJS.Proc
  * test is closed after the test file, also when starting fails half-way.
  */
 export async function startServer(
-  options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean; services?: Services; databaseUrl?: string; authFailuresPerMinute?: number } = {},
+  options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean; services?: Services; databaseUrl?: string; authFailuresPerMinute?: number; port?: number } = {},
 ): Promise<TestServer> {
   const services = options.services ?? testServices();
   let orm: Orm | undefined;
   let server: Server | undefined;
   const close = onCleanup(async () => {
     if (server) await closeServer(server);
+    await services.jobs.stop();
     await orm?.close();
     await services.index.close();
   });
@@ -78,7 +81,8 @@ export async function startServer(
       trustProxy: options.trustProxy ?? false,
       services,
     });
-    server = await listen(createHttpServer(app, log), 0, '127.0.0.1');
+    if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, options.clock ?? systemClock, log);
+    server = await listen(createHttpServer(app, log), options.port ?? 0, '127.0.0.1');
     const { port } = server.address() as AddressInfo;
     return { url: `http://127.0.0.1:${port}`, orm, logs, close };
   } catch (error) {

@@ -1,0 +1,99 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { CheckoutForm, CheckoutRequest, PaymentEventKind, PaymentGateway, ReadNotification } from '../domain/ports/payment-gateway.js';
+
+// PayHere (https://support.payhere.lk, Checkout and Recurring APIs): a form posted by the
+// customer's browser to /pay/checkout with an MD5 `hash`, and server-to-server notifications to
+// `notify_url` as application/x-www-form-urlencoded with an MD5 `md5sig`:
+//   hash   = UPPER(MD5(merchant_id + order_id + amount(2 decimals) + currency + UPPER(MD5(secret))))
+//   md5sig = UPPER(MD5(merchant_id + order_id + payhere_amount + payhere_currency + status_code + UPPER(MD5(secret))))
+// status_code: 2 success, 0 pending, -1 cancelled, -2 failed, -3 charged back. Recurring
+// notifications add message_type, subscription_id and item_rec_date_next.
+
+export interface PayHereSettings {
+  merchantId: string;
+  merchantSecret: string;
+  /** https://www.payhere.lk/pay/checkout live, https://sandbox.payhere.lk/pay/checkout sandbox */
+  checkoutUrl: string;
+}
+
+const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
+
+export class PayHereGateway implements PaymentGateway {
+  private readonly secretHash: string;
+
+  constructor(private readonly settings: PayHereSettings) {
+    this.secretHash = md5(settings.merchantSecret);
+  }
+
+  checkoutForm(request: CheckoutRequest): CheckoutForm {
+    const amount = request.amount.toFixed(2);
+    const [first, ...rest] = request.customerName.trim().split(/\s+/);
+    return {
+      actionUrl: this.settings.checkoutUrl,
+      fields: {
+        merchant_id: this.settings.merchantId,
+        return_url: request.returnUrl,
+        cancel_url: request.cancelUrl,
+        notify_url: request.notifyUrl,
+        first_name: first || 'Customer',
+        last_name: rest.join(' ') || '-',
+        email: request.email,
+        phone: '-',
+        address: '-',
+        city: '-',
+        country: 'Sri Lanka',
+        order_id: request.orderId,
+        items: request.itemName,
+        currency: 'LKR',
+        amount,
+        recurrence: '1 Month',
+        duration: 'Forever',
+        hash: md5(`${this.settings.merchantId}${request.orderId}${amount}LKR${this.secretHash}`),
+      },
+    };
+  }
+
+  readNotification(fields: Record<string, string>): ReadNotification {
+    const need = ['merchant_id', 'order_id', 'payment_id', 'payhere_amount', 'payhere_currency', 'status_code', 'md5sig'] as const;
+    const missing = need.filter((name) => !fields[name]);
+    if (missing.length > 0) return { verified: false, reason: `missing ${missing.join(', ')}` };
+    const f = fields as Record<(typeof need)[number], string> & Record<string, string | undefined>;
+    if (f.merchant_id !== this.settings.merchantId) return { verified: false, reason: 'another merchant' };
+    const expected = Buffer.from(md5(`${f.merchant_id}${f.order_id}${f.payhere_amount}${f.payhere_currency}${f.status_code}${this.secretHash}`));
+    const given = Buffer.from(f.md5sig.toUpperCase());
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { verified: false, reason: 'bad signature' };
+    const kind = eventKind(f.status_code, f.message_type);
+    const next = f.item_rec_date_next && /^\d{4}-\d{2}-\d{2}$/.test(f.item_rec_date_next) ? new Date(`${f.item_rec_date_next}T00:00:00Z`) : null;
+    return {
+      verified: true,
+      dedupeKey: `payhere:${f.payment_id}:${f.status_code}:${f.message_type ?? ''}`,
+      event: {
+        kind,
+        orderId: f.order_id,
+        paymentId: f.payment_id,
+        amount: f.payhere_amount,
+        currency: f.payhere_currency,
+        gatewaySubscriptionId: f.subscription_id || null,
+        nextChargeOn: next,
+      },
+    };
+  }
+}
+
+function eventKind(status: string, messageType: string | undefined): PaymentEventKind {
+  switch (messageType) {
+    case 'RECURRING_INSTALLMENT_SUCCESS':
+      return 'renewed';
+    case 'RECURRING_INSTALLMENT_FAILED':
+      return 'renewal_failed';
+    case 'RECURRING_STOPPED':
+    case 'RECURRING_COMPLETE':
+      return 'stopped';
+    case 'AUTHORIZATION_FAILED':
+      return 'declined';
+  }
+  if (status === '2') return 'paid';
+  if (status === '0') return 'pending';
+  if (status === '-3') return 'charged_back';
+  return 'declined';
+}

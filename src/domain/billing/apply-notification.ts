@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CheckoutOrder, PaymentNotification, Subscription } from '../../db/entities.js';
+import { recordAudit } from '../audit/audit-log.js';
+import type { PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
+
+const MONTH_MS = 30 * 86_400_000;
+
+/**
+ * Applies one stored notification to the account it concerns, exactly once: the row is locked
+ * and marked processed in the same transaction as the change. Safe to run again (a retried job).
+ * Transitions (README "Subscriptions"): paid or renewed -> active until the next charge date;
+ * declined -> the order is declined, the subscription unchanged; stopped -> cancelled; charged
+ * back -> expired; a failed renewal changes nothing (the paid period runs out by itself).
+ */
+export async function applyNotification(em: EntityManager, gateway: PaymentGateway, notificationId: string, now: Date): Promise<string> {
+  return em.transactional(async (tx) => {
+    const notification = await tx.findOne(PaymentNotification, { id: notificationId }, { lockMode: 4 /* pessimistic write */ });
+    if (!notification || notification.processedAt) return notification?.outcome ?? 'unknown notification';
+    const read = gateway.readNotification(Object.fromEntries(new URLSearchParams(notification.body)));
+    const outcome = read.verified ? await apply(tx, read.event, now) : `rejected: ${read.reason}`;
+    notification.processedAt = now;
+    notification.outcome = outcome;
+    return outcome;
+  });
+}
+
+async function apply(tx: EntityManager, event: PaymentEvent, now: Date): Promise<string> {
+  const order = await tx.findOne(CheckoutOrder, { id: event.orderId }, { populate: ['plan', 'account'] });
+  if (!order) return 'ignored: unknown order';
+  const subscription = await tx.findOne(Subscription, { account: order.account }, { orderBy: { createdAt: 'desc' } });
+  const current = subscription?.orderId === order.id;
+  switch (event.kind) {
+    case 'pending':
+      return 'pending: nothing to do yet';
+    case 'declined':
+      if (order.state === 'pending') order.state = 'declined';
+      return 'declined';
+    case 'renewal_failed':
+      return 'renewal failed: the paid period runs out by itself';
+    case 'stopped':
+    case 'charged_back':
+      if (!subscription || !current) return `${event.kind}: not the current subscription`;
+      subscription.state = event.kind === 'stopped' ? 'cancelled' : 'expired';
+      recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: subscription.state, by: 'payment gateway' } }, now);
+      return event.kind;
+    case 'paid':
+    case 'renewed':
+      break;
+  }
+  if (Number(event.amount) !== Number(order.amount) || event.currency !== order.currency) {
+    return `ignored: paid ${event.amount} ${event.currency}, the order is ${order.amount} ${order.currency}`;
+  }
+  const periodEnd = event.nextChargeOn && event.nextChargeOn > now ? event.nextChargeOn : new Date(now.getTime() + MONTH_MS);
+  const previousEnd = current ? subscription.currentPeriodEnd : null;
+  // a renewal pays for the month before its next charge, whenever (and in whatever order) its notice arrives
+  const periodStart = event.kind === 'renewed' ? monthBefore(periodEnd) : now;
+  await tx.execute(
+    `insert into invoice (id, account_id, order_id, payment_id, plan_name, amount, currency, period_start, period_end, paid_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (payment_id) do nothing`,
+    [randomUUID(), order.account.id, order.id, event.paymentId, order.plan.name, order.amount, order.currency, periodStart, periodEnd, now],
+  );
+  order.state = 'paid';
+  order.paidAt ??= now;
+  // a late notice of an older order never replaces a plan chosen after it
+  if (subscription?.orderId && !current) {
+    const chosen = await tx.findOne(CheckoutOrder, { id: subscription.orderId });
+    if (chosen && chosen.createdAt > order.createdAt) return 'paid: invoice recorded, a later order decides the plan';
+  }
+  if (subscription && current && subscription.state === 'cancelled') return 'paid: invoice recorded, the subscription was cancelled';
+  const target =
+    subscription ??
+    tx.create(Subscription, { id: randomUUID(), account: order.account, plan: order.plan, state: 'active', currentPeriodStart: now, createdAt: now });
+  if (!current) target.currentPeriodStart = now;
+  target.plan = order.plan;
+  target.state = 'active';
+  target.trialEndsAt = null;
+  target.orderId = order.id;
+  target.gatewaySubscriptionId = event.gatewaySubscriptionId ?? target.gatewaySubscriptionId ?? null;
+  target.currentPeriodEnd = previousEnd && previousEnd > periodEnd ? previousEnd : periodEnd;
+  recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: 'active', by: 'payment gateway', payment: event.paymentId } }, now);
+  return event.kind;
+}
+
+function monthBefore(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - 1, date.getUTCDate()));
+}

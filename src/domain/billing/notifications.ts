@@ -1,0 +1,41 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { PaymentNotification } from '../../db/entities.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import type { PaymentGateway } from '../ports/payment-gateway.js';
+
+export const NOTIFICATION_QUEUE = 'billing-notification';
+
+export type Receipt = { outcome: 'queued' | 'duplicate' } | { outcome: 'rejected'; reason: string };
+
+/**
+ * Keeps a gateway notification as received, checks its signature, and hands a new verified one
+ * to the durable queue. A repeat of one already received (same payment, status and message) is
+ * stored but never processed twice; a notification whose signature fails is stored and refused.
+ */
+export async function receiveNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, body: string, fields: Record<string, string>, now: Date): Promise<Receipt> {
+  const read = gateway.readNotification(fields);
+  const orderId = fields.order_id?.slice(0, 255) || null;
+  if (!read.verified) {
+    em.create(PaymentNotification, { receivedAt: now, body, verified: false, orderId, outcome: `rejected: ${read.reason}`, processedAt: now });
+    await em.flush();
+    return { outcome: 'rejected', reason: read.reason };
+  }
+  const [row] = await em.execute<{ id: string }[]>(
+    `insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values (?, ?, true, ?, ?)
+     on conflict (dedupe_key) do nothing returning id`,
+    [now, body, read.dedupeKey, orderId],
+  );
+  if (!row) {
+    em.create(PaymentNotification, { receivedAt: now, body, verified: true, orderId, outcome: 'duplicate', processedAt: now });
+    await em.flush();
+    return { outcome: 'duplicate' };
+  }
+  await queue.send(NOTIFICATION_QUEUE, { notificationId: String(row.id) });
+  return { outcome: 'queued' };
+}
+
+/** Verified notifications never processed (the process stopped between storing and queueing one): queued again at start. */
+export async function unprocessedNotifications(em: EntityManager): Promise<string[]> {
+  const rows = await em.find(PaymentNotification, { verified: true, processedAt: null, dedupeKey: { $ne: null } }, { fields: ['id'] });
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,44 @@
+/** What the customer's browser posts to the gateway's checkout page (an HTML form). */
+export interface CheckoutForm {
+  actionUrl: string;
+  fields: Record<string, string>;
+}
+
+export interface CheckoutRequest {
+  orderId: string;
+  /** in LKR, two decimals */
+  amount: number;
+  itemName: string;
+  email: string;
+  customerName: string;
+  returnUrl: string;
+  cancelUrl: string;
+  notifyUrl: string;
+}
+
+/**
+ * What a gateway notification says, in the service's words: a first payment or a renewal paid, a
+ * payment declined or failed, recurring payments stopped, a charge taken back, or nothing to act on.
+ */
+export type PaymentEventKind = 'paid' | 'renewed' | 'declined' | 'renewal_failed' | 'stopped' | 'charged_back' | 'pending';
+
+export interface PaymentEvent {
+  kind: PaymentEventKind;
+  orderId: string;
+  paymentId: string;
+  amount: string;
+  currency: string;
+  /** the gateway's id of the recurring payments, when they are recurring */
+  gatewaySubscriptionId: string | null;
+  /** when the gateway charges next (end of the paid period) */
+  nextChargeOn: Date | null;
+}
+
+/** A notification once read: whether its signature holds, and what it says. */
+export type ReadNotification = { verified: false; reason: string } | { verified: true; event: PaymentEvent; dedupeKey: string };
+
+/** The payment gateway behind paid plans. */
+export interface PaymentGateway {
+  checkoutForm(request: CheckoutRequest): CheckoutForm;
+  readNotification(fields: Record<string, string>): ReadNotification;
+}

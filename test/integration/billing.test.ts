@@ -1,0 +1,190 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { freePort } from '../../scripts/lib/free-port.js';
+import { apiClient, sendRaw, type Schemas } from './support/contract.js';
+import { DashboardBrowser, linkToken, uniqueEmail } from './support/dashboard.js';
+import { startServer, testServices, type TestServer } from './support/server.js';
+
+// Paid plans through the local PayHere sandbox (scripts/payhere-sandbox.ts, started with the test
+// services), which speaks PayHere's protocol: the checkout form, then signed notifications to the
+// service's notify_url, processed by the durable job queue (pg-boss on the test database).
+
+let server: TestServer;
+const sandbox = process.env.PAYHERE_SANDBOX_URL;
+
+beforeAll(async () => {
+  if (!sandbox) throw new Error('PAYHERE_SANDBOX_URL is not set: run the tests through scripts/test.sh');
+  // the gateway calls back the address the service gives it: the server's own
+  const port = await freePort();
+  const services = testServices({}, { API_BASE_URL: `http://127.0.0.1:${port}`, SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000' });
+  server = await startServer({ services, port });
+});
+
+async function verifiedBrowser(label: string): Promise<DashboardBrowser> {
+  const browser = new DashboardBrowser(server.url);
+  const email = uniqueEmail(label);
+  await browser.signUp(email);
+  const token = await linkToken(email, '/dashboard/verify-email');
+  expect((await browser.client.POST('/dashboard/api/verify-email', { body: { token } })).response.status).toBe(204);
+  return browser;
+}
+
+async function checkout(browser: DashboardBrowser, plan: 'starter' | 'pro' | 'enterprise'): Promise<Schemas['Checkout']> {
+  const { response, data } = await browser.client.POST('/dashboard/api/checkout', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { plan } });
+  expect(response.status).toBe(201);
+  return data!;
+}
+
+/** What the customer's browser does on the gateway: post the form, then press Pay or Decline. */
+async function payOnGateway(order: Schemas['Checkout'], outcome: 'paid' | 'declined', options: { duplicate?: boolean; delayMs?: number } = {}): Promise<string> {
+  const page = await fetch(order.action_url, { method: 'POST', body: new URLSearchParams(order.fields) });
+  expect(page.status).toBe(200);
+  const checkoutId = /name="checkout" value="([^"]+)"/.exec(await page.text())![1]!;
+  const done = await fetch(`${sandbox}/pay/complete`, {
+    method: 'POST',
+    redirect: 'manual',
+    body: new URLSearchParams({ checkout: checkoutId, outcome, duplicate: options.duplicate ? '1' : '0', delay_ms: String(options.delayMs ?? 0) }),
+  });
+  expect(done.status).toBe(302);
+  return done.headers.get('location')!;
+}
+
+async function orderState(browser: DashboardBrowser, orderId: string, until: (state: string) => boolean): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { data } = await browser.client.GET('/dashboard/api/checkout/{order_id}', { params: { path: { order_id: orderId } } });
+    if (until(data!.state) || Date.now() > deadline) return data!.state;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function createKey(browser: DashboardBrowser) {
+  return browser.client.POST('/dashboard/api/keys', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { name: 'paid' } });
+}
+
+async function sandboxCall(path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${sandbox}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).toBe(202);
+}
+
+async function subscriptionOf(browser: DashboardBrowser) {
+  return (await browser.client.GET('/dashboard/api/session')).data!.subscription;
+}
+
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('paid plans through the PayHere sandbox', () => {
+  test('a Pro checkout: 402 while the notification is on its way, then an active Pro subscription, an invoice and a working key', async () => {
+    const browser = await verifiedBrowser('pro');
+    const order = await checkout(browser, 'pro');
+    expect(order).toMatchObject({ state: 'pending', plan: 'Pro', amount_lkr: 3499 });
+    expect(order.fields).toMatchObject({ currency: 'LKR', amount: '3499.00', recurrence: '1 Month', notify_url: `${server.url}/billing/payhere/notify` });
+    const back = await payOnGateway(order, 'paid', { delayMs: 1500 });
+    expect(back).toBe(`${server.url}/dashboard/billing?order=${order.order_id}`);
+    const waiting = await createKey(browser);
+    expect(waiting.response.status).toBe(402);
+
+    expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Pro', state: 'active' });
+    const { response, data } = await createKey(browser);
+    expect(response.status).toBe(201);
+    const plans = await apiClient(server.url, data!.key).GET('/api/v1/dev/plans');
+    expect(plans.data!.current_plan.name).toBe('Pro');
+    const invoices = (await browser.client.GET('/dashboard/api/invoices')).data!.invoices;
+    expect(invoices).toHaveLength(1);
+    expect(invoices[0]).toMatchObject({ order_id: order.order_id, plan: 'Pro', amount: 3499, currency: 'LKR' });
+  });
+
+  test('a declined payment leaves the account without a plan', async () => {
+    const browser = await verifiedBrowser('declined');
+    const order = await checkout(browser, 'starter');
+    expect(await payOnGateway(order, 'declined')).toContain('cancelled=1');
+    expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('declined');
+    expect(await subscriptionOf(browser)).toBeNull();
+    expect((await createKey(browser)).response.status).toBe(402);
+  });
+
+  test('a notification sent twice is processed once', async () => {
+    const browser = await verifiedBrowser('twice');
+    const order = await checkout(browser, 'starter');
+    await payOnGateway(order, 'paid', { duplicate: true });
+    expect(await orderState(browser, order.order_id, (s) => s === 'paid')).toBe('paid');
+    const rows = await until(
+      () => server.orm.em.fork().execute<{ outcome: string | null }[]>('select outcome from payment_notification where order_id = ? order by id', [order.order_id]),
+      (r) => r.length === 2 && r.every((x) => x.outcome !== null),
+    );
+    expect(rows.map((r) => r.outcome)).toEqual(['paid', 'duplicate']);
+    expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(1);
+  });
+
+  test('renewals extend the period, also when they arrive out of order; a failed renewal changes nothing; a stop cancels', async () => {
+    const browser = await verifiedBrowser('renew');
+    const order = await checkout(browser, 'starter');
+    await payOnGateway(order, 'paid');
+    expect(await orderState(browser, order.order_id, (s) => s === 'paid')).toBe('paid');
+    const first = await subscriptionOf(browser);
+    const rows = await server.orm.em.fork().execute<{ gateway_subscription_id: string }[]>(
+      'select gateway_subscription_id from subscription s join dashboard_user u on u.account_id = s.account_id where u.email = ?',
+      [(await browser.client.GET('/dashboard/api/session')).data!.user.email],
+    );
+    const gatewayId = rows[0]!.gateway_subscription_id;
+    await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'success', count: 2, reversed: true });
+    const invoices = await until(async () => (await browser.client.GET('/dashboard/api/invoices')).data!.invoices, (list) => list.length === 3);
+    expect(invoices).toHaveLength(3);
+    const latestEnd = invoices.map((i) => i.period_end).sort().at(-1);
+    const renewed = await until(() => subscriptionOf(browser), (s) => s?.current_period_end === latestEnd);
+    expect(renewed!.current_period_end).toBe(latestEnd);
+    expect(new Date(latestEnd!).getTime()).toBeGreaterThan(new Date(first!.current_period_end!).getTime() + 50 * 86_400_000);
+
+    await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'failed' });
+    await until(
+      () => server.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from payment_notification where order_id = ? and processed_at is not null", [order.order_id]),
+      (r) => r[0]!.n === 4,
+    );
+    expect(await subscriptionOf(browser)).toMatchObject({ state: 'active', current_period_end: latestEnd });
+
+    await sandboxCall('/sandbox/stop', { subscription_id: gatewayId });
+    expect(await until(() => subscriptionOf(browser), (s) => s?.state === 'cancelled')).toMatchObject({ state: 'cancelled' });
+    expect((await createKey(browser)).response.status).toBe(402);
+  });
+
+  test('a notification with a tampered signature is stored, refused and changes nothing', async () => {
+    const browser = await verifiedBrowser('tampered');
+    const order = await checkout(browser, 'enterprise');
+    const forged = new URLSearchParams({
+      merchant_id: order.fields.merchant_id!,
+      order_id: order.order_id,
+      payment_id: '320000001',
+      payhere_amount: '14999.00',
+      payhere_currency: 'LKR',
+      status_code: '2',
+      md5sig: 'F'.repeat(32),
+    });
+    const res = await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: forged.toString() });
+    expect(res.status).toBe(400);
+    const [row] = await server.orm.em.fork().execute<{ verified: boolean; outcome: string; body: string }[]>('select verified, outcome, body from payment_notification where order_id = ?', [order.order_id]);
+    expect(row).toMatchObject({ verified: false, outcome: 'rejected: bad signature', body: forged.toString() });
+    expect(await subscriptionOf(browser)).toBeNull();
+    expect(await orderState(browser, order.order_id, () => true)).toBe('pending');
+  });
+
+  test('checkout needs a confirmed email address, and one account never sees another\'s orders or invoices', async () => {
+    const unverified = new DashboardBrowser(server.url);
+    await unverified.signUp(uniqueEmail('unverified'));
+    const refused = await unverified.client.POST('/dashboard/api/checkout', { params: { header: { 'X-CSRF-Token': unverified.csrf! } }, body: { plan: 'pro' } });
+    expect(refused.response.status).toBe(403);
+
+    const owner = await verifiedBrowser('order-owner');
+    const order = await checkout(owner, 'pro');
+    const other = await verifiedBrowser('order-other');
+    const peek = await other.client.GET('/dashboard/api/checkout/{order_id}', { params: { path: { order_id: order.order_id } } });
+    expect(peek.response.status).toBe(404);
+    expect((await other.client.GET('/dashboard/api/invoices')).data!.invoices).toEqual([]);
+  });
+});
