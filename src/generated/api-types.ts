@@ -279,9 +279,29 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to a plan
-         * @description Subscribes the account to the Free plan, which activates at once with no card. The account's keys take the plan from their next request.
+         * @description Changes the account's plan at once: to Free (no card), or to a paid plan's trial. A paid subscription given up this way stops its recurring payments. The account's keys take the plan from their next request.
          */
         post: operations["subscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/subscription/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel the subscription
+         * @description Cancels the account's subscription at once (state `cancelled`): its keys have no plan from their next request, key creation answers `402`, and the payment gateway stops charging. There is no refund of the rest of a paid period. Subscribe again at any time.
+         */
+        post: operations["cancelSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1317,17 +1337,21 @@ export interface components {
          */
         SubscriptionState: "active" | "trialing" | "expired" | "cancelled";
         /**
-         * @description The plan to subscribe to. The Free plan activates at once, with no card.
+         * @description The plan to change to, at once: `free` (no card), or a paid plan's trial with `"trial": true`
+         *     (once per account; 14 days by default, then `expired` unless paid through checkout). Paid plans
+         *     are otherwise bought through `startCheckout`.
          * @example {
          *       "plan": "free"
          *     }
+         * @example {
+         *       "plan": "pro",
+         *       "trial": true
+         *     }
          */
         SubscriptionRequest: {
-            /**
-             * @description `free`.
-             * @constant
-             */
-            plan: "free";
+            plan: components["schemas"]["PlanCode"];
+            /** @description Start the paid plan's trial instead of paying (once per account). */
+            trial?: boolean;
         };
         /**
          * @description An API key as listed (the key itself is shown only once, at creation).
@@ -1461,11 +1485,7 @@ export interface components {
          *     }
          */
         CheckoutRequest: {
-            /**
-             * @description `starter` (999 LKR a month), `pro` (3,499) or `enterprise` (14,999).
-             * @enum {string}
-             */
-            plan: "starter" | "pro" | "enterprise";
+            plan: components["schemas"]["PaidPlanCode"];
         };
         /**
          * @description A checkout: post `fields` as an HTML form (`application/x-www-form-urlencoded`) to
@@ -1571,6 +1591,16 @@ export interface components {
         } & {
             [key: string]: string;
         };
+        /**
+         * @description A plan's code.
+         * @enum {string}
+         */
+        PlanCode: "free" | "starter" | "pro" | "enterprise";
+        /**
+         * @description `starter` (999 LKR a month), `pro` (3,499) or `enterprise` (14,999).
+         * @enum {string}
+         */
+        PaidPlanCode: "starter" | "pro" | "enterprise";
     };
     responses: {
         /**
@@ -2050,7 +2080,7 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description An account with this email address exists. */
+        /** @description A conflict with the account's state: an account with this email address exists (`signUp`), the account has had its trial (`subscribe`), or there is no active subscription to cancel (`cancelSubscription`). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2533,8 +2563,33 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+                 *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+                 *     a missing or wrong token answers `403 forbidden`.
+                 */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SubscriptionOk"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

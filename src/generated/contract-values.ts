@@ -36,18 +36,22 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 export const API_KEY_STATES = ["active", "revoked"] as const;
 export type ApiKeyState = (typeof API_KEY_STATES)[number];
 
-/** #/components/schemas/CheckoutRequest/properties/plan */
-export const PLANS = ["starter", "pro", "enterprise"] as const;
-export type Plan = (typeof PLANS)[number];
-
 /** #/components/schemas/CheckoutStatus/properties/state */
 export const STATES = ["pending", "paid", "declined"] as const;
 export type State = (typeof STATES)[number];
+
+/** #/components/schemas/PlanCode */
+export const PLAN_CODES = ["free", "starter", "pro", "enterprise"] as const;
+export type PlanCode = (typeof PLAN_CODES)[number];
+
+/** #/components/schemas/PaidPlanCode */
+export const PAID_PLAN_CODES = ["starter", "pro", "enterprise"] as const;
+export type PaidPlanCode = (typeof PAID_PLAN_CODES)[number];
 
 /** property names of #/components/schemas/Filters */
 export const METADATA_KEYS = ["subject", "grade", "category", "language", "year"] as const;
 export type MetadataKey = (typeof METADATA_KEYS)[number];
 
 /** operationIds of the operations without ApiKeyAuth */
-export const KEYLESS_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "listApiKeys", "createApiKey", "revokeApiKey", "getAuditLog", "startCheckout", "getCheckout", "listInvoices", "payhereNotify"] as const;
+export const KEYLESS_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "cancelSubscription", "listApiKeys", "createApiKey", "revokeApiKey", "getAuditLog", "startCheckout", "getCheckout", "listInvoices", "payhereNotify"] as const;
 export type KeylessOperation = (typeof KEYLESS_OPERATIONS)[number];
