@@ -2,18 +2,27 @@
 // the checkout page a customer's browser posts to, and signed server-to-server notifications to
 // each checkout's notify_url (application/x-www-form-urlencoded, md5sig). Used by serve.sh and
 // the tests in place of https://sandbox.payhere.lk, which cannot be reached from here.
-//   node dist/scripts/payhere-sandbox.js --port 18300 --merchant-id 1211149 --merchant-secret <secret>
+//   node dist/scripts/payhere-sandbox.js --port 18300 --merchant-id 1211149 --merchant-secret <secret> --app-id <id> --app-secret <secret>
 // Customer side: POST /pay/checkout (the form), then the page's Pay or Decline button
 // (POST /pay/complete: outcome=paid|declined, and for tests duplicate=1 and delay_ms=N).
 // Control side (JSON): POST /sandbox/renew {subscription_id, outcome: success|failed, count, reversed},
-// POST /sandbox/stop {subscription_id}, GET /sandbox/notifications.
-import { createHash, randomInt } from 'node:crypto';
+// POST /sandbox/stop {subscription_id}, GET /sandbox/notifications, GET /sandbox/subscriptions/<id>.
+// Merchant side: the Subscription Manager API, POST /merchant/v1/oauth/token (HTTP Basic with the
+// app id and secret) and POST /merchant/v1/subscription/cancel (Bearer token).
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { commandLine, usageError } from './lib/command-line.js';
 
-const USAGE = `usage: node dist/scripts/payhere-sandbox.js --port <port> --merchant-id <id> --merchant-secret <secret>`;
+const USAGE = `usage: node dist/scripts/payhere-sandbox.js --port <port> --merchant-id <id> --merchant-secret <secret> --app-id <id> --app-secret <secret>`;
 const parsed = commandLine('payhere-sandbox', USAGE, {
-  options: { port: { type: 'string' }, 'merchant-id': { type: 'string' }, 'merchant-secret': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    port: { type: 'string' },
+    'merchant-id': { type: 'string' },
+    'merchant-secret': { type: 'string' },
+    'app-id': { type: 'string' },
+    'app-secret': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
 });
 if (parsed.values.help) {
   console.log(USAGE);
@@ -22,7 +31,10 @@ if (parsed.values.help) {
 const port = Number(parsed.values.port);
 const merchantId = parsed.values['merchant-id'];
 const secret = parsed.values['merchant-secret'];
-if (!Number.isInteger(port) || port < 0 || port > 65535 || !merchantId || !secret) usageError('payhere-sandbox', USAGE, 'give --port, --merchant-id and --merchant-secret');
+const appBasic = Buffer.from(`${parsed.values['app-id']}:${parsed.values['app-secret']}`).toString('base64');
+if (!Number.isInteger(port) || port < 0 || port > 65535 || !merchantId || !secret || !parsed.values['app-id'] || !parsed.values['app-secret']) {
+  usageError('payhere-sandbox', USAGE, 'give --port, --merchant-id, --merchant-secret, --app-id and --app-secret');
+}
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
 const secretHash = md5(secret);
@@ -46,6 +58,8 @@ interface Sent {
 const checkouts = new Map<string, Checkout>();
 const recurring = new Map<string, Recurring>();
 const sent: Sent[] = [];
+const cancelled = new Set<string>();
+const tokens = new Set<string>();
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 const addMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()));
@@ -188,6 +202,27 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return json(res, 202, { queued: list.length });
   }
   if (req.method === 'GET' && url.pathname === '/sandbox/notifications') return json(res, 200, sent);
+  if (req.method === 'GET' && url.pathname.startsWith('/sandbox/subscriptions/')) {
+    const id = url.pathname.slice('/sandbox/subscriptions/'.length);
+    if (cancelled.has(id)) return json(res, 200, { subscription_id: id, state: 'cancelled' });
+    return recurring.has(id) ? json(res, 200, { subscription_id: id, state: 'active' }) : json(res, 404, { error: 'unknown subscription_id' });
+  }
+  if (req.method === 'POST' && url.pathname === '/merchant/v1/oauth/token') {
+    await readBody(req);
+    if (req.headers.authorization !== `Basic ${appBasic}`) return json(res, 401, { error: 'invalid_client' });
+    const token = randomBytes(16).toString('hex');
+    tokens.add(token);
+    return json(res, 200, { access_token: token, token_type: 'bearer', expires_in: 599, scope: 'SANDBOX' });
+  }
+  if (req.method === 'POST' && url.pathname === '/merchant/v1/subscription/cancel') {
+    const body = JSON.parse((await readBody(req)) || '{}') as { subscription_id?: string | number };
+    if (!tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return json(res, 401, { error: 'invalid_token' });
+    const id = String(body.subscription_id);
+    if (!recurring.has(id)) return json(res, 200, { status: -1, msg: 'Subscription not found or already cancelled', data: null });
+    recurring.delete(id);
+    cancelled.add(id);
+    return json(res, 200, { status: 1, msg: 'Successfully cancelled the subscription', data: null });
+  }
   page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, GET /sandbox/notifications</p>');
 }
 

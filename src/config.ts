@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PayHereSettings } from './billing/payhere.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { MODELS } from './generated/contract-values.js';
 
@@ -90,6 +91,12 @@ const schema = z.object({
   PAYHERE_MERCHANT_ID: z.string().min(1).optional(),
   PAYHERE_MERCHANT_SECRET: z.string().min(1).optional(),
   PAYHERE_CHECKOUT_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://sandbox.payhere.lk/pay/checkout'),
+  /** PayHere's Subscription Manager API and its app credentials: stopping recurring payments on cancellation or a plan change. */
+  PAYHERE_API_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://sandbox.payhere.lk/merchant/v1'),
+  PAYHERE_APP_ID: z.string().min(1).optional(),
+  PAYHERE_APP_SECRET: z.string().min(1).optional(),
+  /** Length of a paid plan's trial (once per account); it ends in expired unless paid. */
+  TRIAL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */
   MODEL_PRICES_USD: z
     .string()
@@ -149,6 +156,16 @@ export function docsSettings(config: Config): { host: string; port: number; docs
     docsBaseUrl: (config.DOCS_BASE_URL ?? local(host, config.DOCS_PORT)).replace(/\/+$/, ''),
     apiBaseUrl: (config.API_BASE_URL ?? local(config.HOST, config.PORT)).replace(/\/+$/, ''),
   };
+}
+
+/** The PayHere merchant, or null when paid plans are not configured (all five PAYHERE_* values are needed). */
+export function payHereSettings(config: Config): PayHereSettings | null {
+  const { PAYHERE_MERCHANT_ID: merchantId, PAYHERE_MERCHANT_SECRET: merchantSecret, PAYHERE_APP_ID: appId, PAYHERE_APP_SECRET: appSecret } = config;
+  if (!merchantId && !merchantSecret && !appId && !appSecret) return null;
+  if (!merchantId || !merchantSecret || !appId || !appSecret) {
+    throw new ConfigError('Invalid configuration:\n  PAYHERE_MERCHANT_ID, PAYHERE_MERCHANT_SECRET, PAYHERE_APP_ID and PAYHERE_APP_SECRET: give all four, or none');
+  }
+  return { merchantId, merchantSecret, appId, appSecret, checkoutUrl: config.PAYHERE_CHECKOUT_URL, apiUrl: config.PAYHERE_API_URL.replace(/\/+$/, '') };
 }
 
 /** How the dashboard signs people in (its origin is the API's). */

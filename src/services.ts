@@ -1,4 +1,4 @@
-import { signInSettings, type Config } from './config.js';
+import { payHereSettings, signInSettings, type Config } from './config.js';
 import type { AnsweringServices } from './domain/answering/answer-question.js';
 import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
@@ -23,10 +23,12 @@ export interface Services extends AnsweringServices {
   signIn: SignInSettings;
   /** null when no merchant is configured: paid checkout answers 503 */
   payments: PaymentGateway | null;
+  trialDays: number;
   jobs: PgBossQueue;
 }
 
 export function createServices(config: Config): Services {
+  const payments = payHereSettings(config);
   return {
     index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
     provider: config.OPENAI_API_KEY
@@ -45,10 +47,8 @@ export function createServices(config: Config): Services {
     work: WorkerPool.fromSettings(config),
     mailer: new SmtpMailer(config.SMTP_URL, config.MAIL_FROM),
     signIn: signInSettings(config),
-    payments:
-      config.PAYHERE_MERCHANT_ID && config.PAYHERE_MERCHANT_SECRET
-        ? new PayHereGateway({ merchantId: config.PAYHERE_MERCHANT_ID, merchantSecret: config.PAYHERE_MERCHANT_SECRET, checkoutUrl: config.PAYHERE_CHECKOUT_URL })
-        : null,
+    payments: payments ? new PayHereGateway(payments) : null,
     jobs: new PgBossQueue(config.DATABASE_URL),
+    trialDays: config.TRIAL_DAYS,
   };
 }

@@ -14,6 +14,10 @@ export interface PayHereSettings {
   merchantSecret: string;
   /** https://www.payhere.lk/pay/checkout live, https://sandbox.payhere.lk/pay/checkout sandbox */
   checkoutUrl: string;
+  /** the Subscription Manager API (https://www.payhere.lk/merchant/v1 live) and its app credentials */
+  apiUrl: string;
+  appId: string;
+  appSecret: string;
 }
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
@@ -51,6 +55,28 @@ export class PayHereGateway implements PaymentGateway {
         hash: md5(`${this.settings.merchantId}${request.orderId}${amount}LKR${this.secretHash}`),
       },
     };
+  }
+
+  /** Subscription Manager API: an OAuth client-credentials token, then POST /subscription/cancel. */
+  async cancelRecurring(gatewaySubscriptionId: string): Promise<void> {
+    const basic = Buffer.from(`${this.settings.appId}:${this.settings.appSecret}`).toString('base64');
+    const tokenResponse = await fetch(`${this.settings.apiUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!tokenResponse.ok) throw new Error(`PayHere token request answered ${tokenResponse.status}`);
+    const { access_token: token } = (await tokenResponse.json()) as { access_token?: string };
+    if (!token) throw new Error('PayHere gave no access token');
+    const response = await fetch(`${this.settings.apiUrl}/subscription/cancel`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ subscription_id: gatewaySubscriptionId }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const result = (await response.json().catch(() => ({}))) as { status?: number; msg?: string };
+    if (!response.ok || result.status !== 1) throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
   }
 
   readNotification(fields: Record<string, string>): ReadNotification {

@@ -36,6 +36,8 @@ export const Account = defineEntity({
     name: p.string(),
     email: p.string().nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
+    /** when the account started its one trial of a paid plan */
+    trialUsedAt: p.datetime().nullable(),
   },
 });
 export type Account = InferEntity<typeof Account>;

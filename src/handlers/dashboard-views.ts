@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../generated/api-types.js';
 import type { ApiKey} from '../db/entities.js';
 import { Subscription } from '../db/entities.js';
+import { effectiveState } from '../domain/billing/subscriptions.js';
 import type { SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfToken } from '../domain/sign-in/tokens.js';
 import type { SignInSettings } from '../domain/sign-in/settings.js';
@@ -10,10 +11,10 @@ import type { SignInSettings } from '../domain/sign-in/settings.js';
 
 type Schemas = components['schemas'];
 
-export function subscriptionView(s: Subscription): Schemas['SubscriptionInfo'] {
+export function subscriptionView(s: Subscription, now: Date): Schemas['SubscriptionInfo'] {
   return {
     plan: s.plan.name,
-    state: s.state,
+    state: effectiveState(s, now),
     current_period_start: s.currentPeriodStart.toISOString(),
     current_period_end: s.currentPeriodEnd?.toISOString() ?? null,
     trial_ends_at: s.trialEndsAt?.toISOString() ?? null,
@@ -36,14 +37,14 @@ export function keyView(k: ApiKey): Schemas['ApiKeyRecord'] {
 }
 
 /** The signed-in person's view: who, which account, its latest subscription, and the CSRF token. */
-export async function sessionView(em: EntityManager, session: Pick<SignedIn, 'user' | 'token'>, settings: SignInSettings): Promise<Schemas['DashboardSession']> {
+export async function sessionView(em: EntityManager, session: Pick<SignedIn, 'user' | 'token'>, settings: SignInSettings, now: Date): Promise<Schemas['DashboardSession']> {
   const { user } = session;
   const subscription = await em.findOne(Subscription, { account: user.account.id }, { orderBy: { createdAt: 'desc' }, populate: ['plan'] });
   const account = await em.populate(user, ['account']);
   return {
     user: { id: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null && user.emailVerifiedAt !== undefined },
     account: { id: account.account.id, name: account.account.name },
-    subscription: subscription ? subscriptionView(subscription) : null,
+    subscription: subscription ? subscriptionView(subscription, now) : null,
     csrf_token: csrfToken(session.token, settings.secret),
   };
 }

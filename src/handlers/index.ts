@@ -1,3 +1,4 @@
+import { cancelSubscription } from './cancelSubscription.js';
 import { createApiKey } from './createApiKey.js';
 import { getAuditLog } from './getAuditLog.js';
 import { getCheckout } from './getCheckout.js';
@@ -43,6 +44,7 @@ export const keylessHandlers: { [K in KeylessOperation]: KeylessHandler<K> } = {
   requestPasswordReset,
   resetPassword,
   subscribe,
+  cancelSubscription,
   listApiKeys,
   createApiKey,
   revokeApiKey,

@@ -7,5 +7,5 @@ export const logIn: KeylessHandler<'logIn'> = async ({ body, em, services, clien
   const started = await startSession({ em, settings: services.signIn, mailer: services.mailer, clientAddress, now }, body);
   // whatever session the browser brought (perhaps planted by someone else) ends here
   if (presentedToken) await endSession(em, presentedToken);
-  return { status: 200, body: await sessionView(em, started, services.signIn), cookie: started };
+  return { status: 200, body: await sessionView(em, started, services.signIn, now), cookie: started };
 };

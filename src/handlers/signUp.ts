@@ -4,5 +4,5 @@ import type { KeylessHandler } from './types.js';
 
 export const signUp: KeylessHandler<'signUp'> = async ({ body, em, services, clientAddress, now }) => {
   const created = await createAccount({ em, settings: services.signIn, mailer: services.mailer, clientAddress, now }, body);
-  return { status: 201, body: await sessionView(em, created, services.signIn), cookie: created };
+  return { status: 201, body: await sessionView(em, created, services.signIn, now), cookie: created };
 };

@@ -3,17 +3,22 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../http/logger.js';
 import { applyNotification } from '../domain/billing/apply-notification.js';
 import { NOTIFICATION_QUEUE, unprocessedNotifications } from '../domain/billing/notifications.js';
+import { CANCEL_RECURRING_QUEUE } from '../domain/billing/subscriptions.js';
 import type { PaymentGateway } from '../domain/ports/payment-gateway.js';
 import type { PgBossQueue } from './pg-boss-queue.js';
 
 /**
- * Processes payment notifications from the queue in this process. At start, verified
+ * Processes payment notifications, and stops recurring payments at the gateway, from the queue in this process. At start, verified
  * notifications that were stored but never queued (a stop between the two) are queued again.
  */
 export async function startBillingWorker(queue: PgBossQueue, orm: Orm, gateway: PaymentGateway, clock: Clock, log: Logger): Promise<void> {
   for (const id of await unprocessedNotifications(orm.em.fork())) await queue.send(NOTIFICATION_QUEUE, { notificationId: id });
   await queue.work(NOTIFICATION_QUEUE, async (data) => {
-    const outcome = await applyNotification(orm.em.fork(), gateway, String(data.notificationId), clock.now());
+    const outcome = await applyNotification(orm.em.fork(), gateway, queue, String(data.notificationId), clock.now());
     log.info({ notification: data.notificationId, outcome }, 'payment notification processed');
+  }, log);
+  await queue.work(CANCEL_RECURRING_QUEUE, async (data) => {
+    await gateway.cancelRecurring(String(data.gatewaySubscriptionId));
+    log.info({ gatewaySubscription: data.gatewaySubscriptionId }, 'recurring payments stopped at the gateway');
   }, log);
 }

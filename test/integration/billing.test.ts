@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { apiClient, sendRaw, type Schemas } from './support/contract.js';
 import { DashboardBrowser, linkToken, uniqueEmail } from './support/dashboard.js';
+import { ManualClock } from './support/clock.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 
 // Paid plans through the local PayHere sandbox (scripts/payhere-sandbox.ts, started with the test
@@ -10,13 +11,15 @@ import { startServer, testServices, type TestServer } from './support/server.js'
 
 let server: TestServer;
 const sandbox = process.env.PAYHERE_SANDBOX_URL;
+// moved forward only by the trial test, which runs last
+const clock = new ManualClock(new Date());
 
 beforeAll(async () => {
   if (!sandbox) throw new Error('PAYHERE_SANDBOX_URL is not set: run the tests through scripts/test.sh');
   // the gateway calls back the address the service gives it: the server's own
   const port = await freePort();
   const services = testServices({}, { API_BASE_URL: `http://127.0.0.1:${port}`, SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000' });
-  server = await startServer({ services, port });
+  server = await startServer({ services, port, clock });
 });
 
 async function verifiedBrowser(label: string): Promise<DashboardBrowser> {
@@ -64,6 +67,25 @@ async function createKey(browser: DashboardBrowser) {
 async function sandboxCall(path: string, body: unknown): Promise<void> {
   const res = await fetch(`${sandbox}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   expect(res.status).toBe(202);
+}
+
+async function gatewaySubscriptionOf(browser: DashboardBrowser): Promise<string | null> {
+  const rows = await server.orm.em.fork().execute<{ gateway_subscription_id: string | null }[]>(
+    'select gateway_subscription_id from subscription s join dashboard_user u on u.account_id = s.account_id where u.email = ?',
+    [(await browser.client.GET('/dashboard/api/session')).data!.user.email],
+  );
+  return rows[0]?.gateway_subscription_id ?? null;
+}
+
+async function gatewayState(gatewaySubscriptionId: string): Promise<string> {
+  const res = await fetch(`${sandbox}/sandbox/subscriptions/${gatewaySubscriptionId}`);
+  return ((await res.json()) as { state: string }).state;
+}
+
+async function paidFor(browser: DashboardBrowser, plan: 'starter' | 'pro' | 'enterprise'): Promise<void> {
+  const order = await checkout(browser, plan);
+  await payOnGateway(order, 'paid');
+  expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
 }
 
 async function subscriptionOf(browser: DashboardBrowser) {
@@ -129,11 +151,7 @@ describe('paid plans through the PayHere sandbox', () => {
     await payOnGateway(order, 'paid');
     expect(await orderState(browser, order.order_id, (s) => s === 'paid')).toBe('paid');
     const first = await subscriptionOf(browser);
-    const rows = await server.orm.em.fork().execute<{ gateway_subscription_id: string }[]>(
-      'select gateway_subscription_id from subscription s join dashboard_user u on u.account_id = s.account_id where u.email = ?',
-      [(await browser.client.GET('/dashboard/api/session')).data!.user.email],
-    );
-    const gatewayId = rows[0]!.gateway_subscription_id;
+    const gatewayId = (await gatewaySubscriptionOf(browser))!;
     await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'success', count: 2, reversed: true });
     const invoices = await until(async () => (await browser.client.GET('/dashboard/api/invoices')).data!.invoices, (list) => list.length === 3);
     expect(invoices).toHaveLength(3);
@@ -186,5 +204,59 @@ describe('paid plans through the PayHere sandbox', () => {
     const peek = await other.client.GET('/dashboard/api/checkout/{order_id}', { params: { path: { order_id: order.order_id } } });
     expect(peek.response.status).toBe(404);
     expect((await other.client.GET('/dashboard/api/invoices')).data!.invoices).toEqual([]);
+  });
+
+  test('a plan bought over another stops the other\'s recurring payments; cancelling stops them too', async () => {
+    const browser = await verifiedBrowser('upgrade');
+    await paidFor(browser, 'starter');
+    const starter = (await gatewaySubscriptionOf(browser))!;
+    await paidFor(browser, 'pro');
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Pro', state: 'active' });
+    const pro = (await gatewaySubscriptionOf(browser))!;
+    expect(pro).not.toBe(starter);
+    expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
+    expect(await gatewayState(pro)).toBe('active');
+
+    const cancel = () => browser.client.POST('/dashboard/api/subscription/cancel', { params: { header: { 'X-CSRF-Token': browser.csrf! } } });
+    const cancelled = await cancel();
+    expect(cancelled.response.status).toBe(200);
+    expect(cancelled.data!.state).toBe('cancelled');
+    expect(await until(() => gatewayState(pro), (s) => s === 'cancelled')).toBe('cancelled');
+    expect((await createKey(browser)).response.status).toBe(402);
+    expect((await cancel()).response.status).toBe(409);
+  });
+
+  test('going back to Free from a paid plan takes effect at once and stops the recurring payments', async () => {
+    const browser = await verifiedBrowser('downgrade');
+    await paidFor(browser, 'starter');
+    const { data } = await createKey(browser);
+    const starter = (await gatewaySubscriptionOf(browser))!;
+    const free = await browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { plan: 'free' } });
+    expect(free.data).toMatchObject({ plan: 'Free', state: 'active' });
+    expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).data!.current_plan.name).toBe('Free');
+    expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
+  });
+
+  // runs last: it moves the server's clock past the trial
+  test('a trial of a paid plan is given once and ends in expired unless paid', async () => {
+    const email = uniqueEmail('trial');
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(email, 'a long enough password');
+    const subscribe = (body: { plan: 'free' | 'starter' | 'pro' | 'enterprise'; trial?: boolean }) =>
+      browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body });
+    const paidWithoutTrial = await subscribe({ plan: 'pro' });
+    expect(paidWithoutTrial.response.status).toBe(400);
+    const trial = await subscribe({ plan: 'pro', trial: true });
+    expect(trial.data).toMatchObject({ plan: 'Pro', state: 'trialing' });
+    expect(new Date(trial.data!.trial_ends_at!).getTime() - clock.now().getTime()).toBe(14 * 86_400_000);
+    const { data } = await createKey(browser);
+    expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).data!.current_plan.name).toBe('Pro');
+    expect((await subscribe({ plan: 'enterprise', trial: true })).response.status).toBe(409);
+
+    clock.advance(15 * 86_400_000);
+    expect((await browser.logIn(email, 'a long enough password')).status).toBe(200);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Pro', state: 'expired' });
+    expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).response.status).toBe(403);
+    expect((await createKey(browser)).response.status).toBe(402);
   });
 });

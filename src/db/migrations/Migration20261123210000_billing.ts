@@ -20,5 +20,6 @@ export class Migration20261123210000_billing extends Migration {
     this.addSql(`alter table "invoice" add constraint "invoice_account_id_foreign" foreign key ("account_id") references "account" ("id") on delete cascade;`);
 
     this.addSql(`alter table "subscription" add column "order_id" varchar(255) null, add column "gateway_subscription_id" varchar(255) null;`);
+    this.addSql(`alter table "account" add column "trial_used_at" timestamptz null;`);
   }
 }

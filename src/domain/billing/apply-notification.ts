@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutOrder, PaymentNotification, Subscription } from '../../db/entities.js';
 import { recordAudit } from '../audit/audit-log.js';
+import type { JobQueue } from '../ports/job-queue.js';
 import type { PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
+import { CANCEL_RECURRING_QUEUE } from './subscriptions.js';
 
 const MONTH_MS = 30 * 86_400_000;
 
@@ -13,19 +15,23 @@ const MONTH_MS = 30 * 86_400_000;
  * declined -> the order is declined, the subscription unchanged; stopped -> cancelled; charged
  * back -> expired; a failed renewal changes nothing (the paid period runs out by itself).
  */
-export async function applyNotification(em: EntityManager, gateway: PaymentGateway, notificationId: string, now: Date): Promise<string> {
-  return em.transactional(async (tx) => {
+export async function applyNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, notificationId: string, now: Date): Promise<string> {
+  // recurring payments that no longer pay for the account's plan, stopped once the change is committed
+  const stop: string[] = [];
+  const outcome = await em.transactional(async (tx) => {
     const notification = await tx.findOne(PaymentNotification, { id: notificationId }, { lockMode: 4 /* pessimistic write */ });
     if (!notification || notification.processedAt) return notification?.outcome ?? 'unknown notification';
     const read = gateway.readNotification(Object.fromEntries(new URLSearchParams(notification.body)));
-    const outcome = read.verified ? await apply(tx, read.event, now) : `rejected: ${read.reason}`;
+    const result = read.verified ? await apply(tx, read.event, stop, now) : `rejected: ${read.reason}`;
     notification.processedAt = now;
-    notification.outcome = outcome;
-    return outcome;
+    notification.outcome = result;
+    return result;
   });
+  for (const gatewaySubscriptionId of stop) await queue.send(CANCEL_RECURRING_QUEUE, { gatewaySubscriptionId });
+  return outcome;
 }
 
-async function apply(tx: EntityManager, event: PaymentEvent, now: Date): Promise<string> {
+async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now: Date): Promise<string> {
   const order = await tx.findOne(CheckoutOrder, { id: event.orderId }, { populate: ['plan', 'account'] });
   if (!order) return 'ignored: unknown order';
   const subscription = await tx.findOne(Subscription, { account: order.account }, { orderBy: { createdAt: 'desc' } });
@@ -65,13 +71,23 @@ async function apply(tx: EntityManager, event: PaymentEvent, now: Date): Promise
   // a late notice of an older order never replaces a plan chosen after it
   if (subscription?.orderId && !current) {
     const chosen = await tx.findOne(CheckoutOrder, { id: subscription.orderId });
-    if (chosen && chosen.createdAt > order.createdAt) return 'paid: invoice recorded, a later order decides the plan';
+    if (chosen && chosen.createdAt > order.createdAt) {
+      if (event.gatewaySubscriptionId) stop.push(event.gatewaySubscriptionId);
+      return 'paid: invoice recorded, a later order decides the plan';
+    }
   }
-  if (subscription && current && subscription.state === 'cancelled') return 'paid: invoice recorded, the subscription was cancelled';
+  if (subscription && current && subscription.state === 'cancelled') {
+    if (event.gatewaySubscriptionId) stop.push(event.gatewaySubscriptionId);
+    return 'paid: invoice recorded, the subscription was cancelled';
+  }
   const target =
     subscription ??
     tx.create(Subscription, { id: randomUUID(), account: order.account, plan: order.plan, state: 'active', currentPeriodStart: now, createdAt: now });
-  if (!current) target.currentPeriodStart = now;
+  if (!current) {
+    target.currentPeriodStart = now;
+    // the plan this order replaces stops charging
+    if (target.gatewaySubscriptionId && target.gatewaySubscriptionId !== event.gatewaySubscriptionId) stop.push(target.gatewaySubscriptionId);
+  }
   target.plan = order.plan;
   target.state = 'active';
   target.trialEndsAt = null;

@@ -41,4 +41,6 @@ export type ReadNotification = { verified: false; reason: string } | { verified:
 export interface PaymentGateway {
   checkoutForm(request: CheckoutRequest): CheckoutForm;
   readNotification(fields: Record<string, string>): ReadNotification;
+  /** Stops the recurring payments of a subscription (cancelled, or replaced by another plan); throws when the gateway refuses or cannot be reached. */
+  cancelRecurring(gatewaySubscriptionId: string): Promise<void>;
 }

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account, Subscription, type SubscriptionState } from '../../db/entities.js';
+import { isUsable } from '../accounts/subscriptions.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { ConflictError, InvalidRequestError } from '../errors.js';
+import { findPlanByCode } from '../plans/catalogue.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import type { SignedIn } from '../sign-in/sessions.js';
+
+// Subscription changes made in the dashboard (README "Subscriptions": the transition table).
+// One subscription row per account, changed in place; the payment gateway's notifications change
+// it too (apply-notification.ts).
+
+export const CANCEL_RECURRING_QUEUE = 'billing-cancel-recurring';
+
+/** The state a person sees: active and trialing only while they still give a plan. */
+export function effectiveState(s: Pick<Subscription, 'state' | 'currentPeriodEnd' | 'trialEndsAt'>, now: Date): SubscriptionState {
+  return (s.state === 'active' || s.state === 'trialing') && !isUsable(s, now) ? 'expired' : s.state;
+}
+
+async function latest(em: EntityManager, accountId: string): Promise<Subscription | null> {
+  return em.findOne(Subscription, { account: accountId }, { orderBy: { createdAt: 'desc' }, populate: ['plan'] });
+}
+
+/** Recurring payments of a subscription that no longer applies are stopped at the gateway by a durable job. */
+async function stopRecurring(queue: JobQueue, s: Subscription): Promise<void> {
+  if (s.gatewaySubscriptionId) await queue.send(CANCEL_RECURRING_QUEUE, { gatewaySubscriptionId: s.gatewaySubscriptionId });
+  s.gatewaySubscriptionId = null;
+  s.orderId = null;
+}
+
+/**
+ * Free at once (no card), or a paid plan's trial (once per account, `trialDays` long, then expired
+ * unless paid through checkout). A paid subscription given up for Free stops its recurring payments.
+ */
+export async function changeSubscription(em: EntityManager, queue: JobQueue, who: SignedIn, request: { plan: string; trial?: boolean }, trialDays: number, now: Date): Promise<Subscription> {
+  const plan = await findPlanByCode(em, request.plan);
+  if (!plan) throw new InvalidRequestError(`Unknown plan '${request.plan}'.`, [{ path: 'plan', message: 'unknown plan' }]);
+  const paid = plan.priceLkr > 0;
+  if (paid && !request.trial) throw new InvalidRequestError(`The ${plan.name} plan is paid: start a checkout for it, or a trial with "trial": true.`, [{ path: 'plan', message: 'paid plan: use checkout or a trial' }]);
+  if (!paid && request.trial) throw new InvalidRequestError('The Free plan has no trial: subscribe to it without "trial".', [{ path: 'trial', message: 'only for paid plans' }]);
+  const account = await em.findOneOrFail(Account, { id: who.accountId });
+  if (request.trial && account.trialUsedAt) throw new ConflictError('This account has had its trial: subscribe to a plan through checkout.');
+  let subscription = await latest(em, who.accountId);
+  if (subscription) await stopRecurring(queue, subscription);
+  subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: 'active', currentPeriodStart: now, createdAt: now });
+  subscription.plan = plan;
+  subscription.currentPeriodStart = now;
+  subscription.currentPeriodEnd = null;
+  if (request.trial) {
+    account.trialUsedAt = now;
+    subscription.state = 'trialing';
+    subscription.trialEndsAt = new Date(now.getTime() + trialDays * 86_400_000);
+  } else {
+    subscription.state = 'active';
+    subscription.trialEndsAt = null;
+  }
+  recordAudit(em, { accountId: account.id, userId: who.user.id, action: 'subscription.changed', subject: plan.name, detail: { state: subscription.state } }, now);
+  await em.flush();
+  return subscription;
+}
+
+/** Cancels at once: the account's keys have no plan from their next request, and recurring payments stop. */
+export async function cancelSubscription(em: EntityManager, queue: JobQueue, who: SignedIn, now: Date): Promise<Subscription> {
+  const subscription = await latest(em, who.accountId);
+  if (!subscription || effectiveState(subscription, now) !== subscription.state || subscription.state === 'cancelled' || subscription.state === 'expired') {
+    throw new ConflictError('There is no active subscription to cancel.');
+  }
+  await stopRecurring(queue, subscription);
+  subscription.state = 'cancelled';
+  recordAudit(em, { accountId: who.accountId, userId: who.user.id, action: 'subscription.changed', subject: subscription.plan.name, detail: { state: 'cancelled' } }, now);
+  await em.flush();
+  return subscription;
+}

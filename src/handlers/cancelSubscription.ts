@@ -1,0 +1,8 @@
+import { cancelSubscription as cancel } from '../domain/billing/subscriptions.js';
+import { subscriptionView } from './dashboard-views.js';
+import type { KeylessHandler } from './types.js';
+
+export const cancelSubscription: KeylessHandler<'cancelSubscription'> = async ({ em, session, services, now }) => {
+  const subscription = await cancel(em, services.jobs, session!, now);
+  return { status: 200, body: subscriptionView(subscription, now) };
+};
