@@ -34,10 +34,12 @@ async function main(): Promise<void> {
   const services = createServices(config);
   const inFlight = new InFlightRequests();
   const auth = { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE };
-  const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight });
+  // the repository root (this file runs as dist/src/main.js): the guides are in docs/, the built
+  // reference in dist/docs/, the dashboard's templates in dashboard/
+  const rootDir = fileURLToPath(new URL('../..', import.meta.url));
+  const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight, rootDir });
   const docs = docsSettings(config);
-  // the repository root (this file runs as dist/src/main.js): the guides are in docs/, the built reference in dist/docs/
-  const content = loadDocsContent(fileURLToPath(new URL('../..', import.meta.url)), docs);
+  const content = loadDocsContent(rootDir, docs);
   const docsApp = createDocsApp({ content, orm, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY });
   // the schema is made at start when the index is up; otherwise at the first request after it returns
   services.index.prepare().then(

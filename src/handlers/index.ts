@@ -24,6 +24,8 @@ import type { KeylessOperation } from '../generated/contract-values.js';
 import type { ApiOperationId, KeylessHandler, Handler, OperationId } from './types.js';
 
 export type { ApiOperationId, KeylessHandler, Handler, OperationId };
+// the dashboard's pages show the same records as its JSON operations
+export { keyView, sessionView } from './dashboard-views.js';
 
 /** Every API-key operationId bound to its module: a missing or misspelt entry fails to compile. */
 export const handlers: { [K in ApiOperationId]: Handler<K> } = {

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import type { AuthSettings } from '../domain/keys/authenticate.js';
 import { createApi } from './api.js';
+import { dashboardPages } from './dashboard-pages.js';
 import { errorMapper } from './error-mapper.js';
 import { InFlightRequests } from './in-flight.js';
 import type { Logger } from './logger.js';
@@ -18,6 +19,8 @@ export interface AppDeps {
   services: Services;
   /** Where the entry point sees the admitted requests still open, to record them if shutdown cuts them. */
   inFlight?: InFlightRequests;
+  /** The repository root, where the dashboard's templates and assets are (dashboard/). */
+  rootDir: string;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -27,6 +30,7 @@ export function createApp(deps: AppDeps): Koa {
   const api = createApi({ auth: deps.auth, clock: deps.clock, services: deps.services, inFlight });
   app.use(requestContext(deps.orm, deps.log, inFlight));
   app.use(errorMapper);
+  app.use(dashboardPages({ clock: deps.clock, services: deps.services, rootDir: deps.rootDir }));
   app.use(async (ctx) => {
     await api.handleRequest(
       { method: ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string | string[]> },

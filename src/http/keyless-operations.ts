@@ -3,7 +3,7 @@ import type { Context as OpenApiContext, OpenAPIBackend } from 'openapi-backend'
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { AuthenticationError, ForbiddenError } from '../domain/errors.js';
-import { findSession } from '../domain/sign-in/sessions.js';
+import { findSession, type SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfTokenMatches } from '../domain/sign-in/tokens.js';
 import { keylessHandlers, type KeylessHandler } from '../handlers/index.js';
 import type { KeylessOperation } from '../generated/contract-values.js';
@@ -47,7 +47,7 @@ export function registerKeyless(api: OpenAPIBackend, deps: DashboardDeps): void 
  * `Origin` naming another site, and, when signed in, a missing or wrong CSRF token (bound to the
  * session's cookie). Clients without those headers (curl, scripts) still need the token.
  */
-export function checkCrossSite(ctx: Ctx, settings: Services['signIn']): void {
+export function checkCrossSite(ctx: Ctx, settings: Services['signIn'], session: SignedIn | undefined, csrfToken: string | undefined): void {
   if (SAFE_METHODS.has(ctx.method)) return;
   const site = ctx.get('Sec-Fetch-Site');
   if (site && site !== 'same-origin' && site !== 'none') {
@@ -59,15 +59,14 @@ export function checkCrossSite(ctx: Ctx, settings: Services['signIn']): void {
   if (origin && origin !== own && origin !== new URL(settings.baseUrl).origin) {
     throw new ForbiddenError('Refused: a request from another origin may not change anything in the dashboard.');
   }
-  const session = ctx.state.session;
-  if (session && !csrfTokenMatches(session.token, settings.secret, ctx.get('X-CSRF-Token') || undefined)) {
-    throw new ForbiddenError('The X-CSRF-Token header is missing or wrong: send the csrf_token of your session (GET /dashboard/api/session).');
+  if (session && !csrfTokenMatches(session.token, settings.secret, csrfToken)) {
+    throw new ForbiddenError('The CSRF token is missing or wrong: send the csrf_token of your session (GET /dashboard/api/session) as X-CSRF-Token, or reload the page.');
   }
 }
 
 function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
-    checkCrossSite(ctx, deps.services.signIn);
+    checkCrossSite(ctx, deps.services.signIn, ctx.state.session, ctx.get('X-CSRF-Token') || undefined);
     const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
     const input = body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined;
     const result = await handler({
@@ -87,7 +86,7 @@ function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
   };
 }
 
-function setSessionCookie(ctx: Ctx, cookie: { token: string; expiresAt: Date } | 'clear', baseUrl: string, now: Date): void {
+export function setSessionCookie(ctx: Ctx, cookie: { token: string; expiresAt: Date } | 'clear', baseUrl: string, now: Date): void {
   const secure = baseUrl.startsWith('https:');
   // behind a TLS-terminating proxy the socket is plain: the public address decides
   if (secure) ctx.cookies.secure = true;

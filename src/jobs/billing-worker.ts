@@ -1,6 +1,6 @@
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from 'pino';
 import { applyNotification } from '../domain/billing/apply-notification.js';
 import { NOTIFICATION_QUEUE, unprocessedNotifications } from '../domain/billing/notifications.js';
 import { CANCEL_RECURRING_QUEUE } from '../domain/billing/subscriptions.js';

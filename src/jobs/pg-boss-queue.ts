@@ -1,6 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { JobQueue } from '../domain/ports/job-queue.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from 'pino';
 
 // The one durable job queue (pg-boss, tables in the `pgboss` schema of our database): billing
 // notifications now, ingestion and webhook deliveries later. A job survives a restart and is

@@ -80,6 +80,7 @@ export async function startServer(
       auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live', failuresPerMinute: options.authFailuresPerMinute ?? 60 },
       trustProxy: options.trustProxy ?? false,
       services,
+      rootDir: process.cwd(),
     });
     if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, options.clock ?? systemClock, log);
     server = await listen(createHttpServer(app, log), options.port ?? 0, '127.0.0.1');

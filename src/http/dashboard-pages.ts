@@ -1,0 +1,310 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Eta } from 'eta';
+import type { Context, Middleware } from 'koa';
+import type { Clock } from '../clock.js';
+import type { Services } from '../services.js';
+import { Account, ApiKey, CheckoutOrder, Invoice } from '../db/entities.js';
+import { listAudit, recordAudit } from '../domain/audit/audit-log.js';
+import { startCheckout } from '../domain/billing/checkout.js';
+import { cancelSubscription, changeSubscription } from '../domain/billing/subscriptions.js';
+import { DependencyUnavailableError, NotFoundError, ServiceError } from '../domain/errors.js';
+import { createKey, listKeys, revokeKey } from '../domain/keys/keys.js';
+import { listPlans } from '../domain/plans/catalogue.js';
+import { logIn, requestPasswordReset, resetPassword, sendVerification, signUp, verifyEmail, type SignInContext } from '../domain/sign-in/accounts.js';
+import { endSession, findSession, type SignedIn } from '../domain/sign-in/sessions.js';
+import { csrfToken } from '../domain/sign-in/tokens.js';
+import { keyView, sessionView } from '../handlers/index.js';
+import { readBodyText } from './body-text.js';
+import { ERROR_TABLE } from './error-table.js';
+import { checkCrossSite, SESSION_COOKIE, setSessionCookie } from './keyless-operations.js';
+import type { AppState } from './state.js';
+
+// The dashboard's pages: server-rendered HTML (Eta templates in dashboard/views) with plain forms,
+// so every flow works without JavaScript; dashboard/assets/dashboard.js only adds a copy button,
+// confirmations and the automatic hand-over to the payment page. The pages call the same domain
+// modules as the dashboard's JSON operations, with the same session cookie and CSRF rules (the
+// token travels in a hidden `csrf_token` field).
+
+type Ctx = Context & { state: AppState };
+
+export interface DashboardPagesDeps {
+  clock: Clock;
+  services: Services;
+  /** the repository root: dashboard/views and dashboard/assets are read from it */
+  rootDir: string;
+}
+
+interface Page {
+  ctx: Ctx;
+  session: SignedIn | null;
+  form: Record<string, string>;
+  now: Date;
+}
+
+type Route = { method: 'GET' | 'POST'; path: RegExp; signedIn: boolean; run: (page: Page, match: RegExpMatchArray) => Promise<void> };
+
+const NOTICES: Record<string, string> = {
+  'signed-up': 'Welcome! We mailed you a link to confirm your email address.',
+  'key-revoked': 'The key is revoked: its next request answers api_key_revoked.',
+  subscribed: 'Your subscription changed: your keys use the new plan from their next request.',
+  cancelled: 'Your subscription is cancelled.',
+  'mail-sent': 'A new link is on its way.',
+};
+
+const ASSETS: Record<string, string> = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml' };
+
+export function dashboardPages(deps: DashboardPagesDeps): Middleware {
+  const eta = new Eta({ views: join(deps.rootDir, 'dashboard', 'views'), cache: true, autoEscape: true });
+  const { services } = deps;
+  const signInContext = (page: Page): SignInContext => ({ em: page.ctx.state.em, settings: services.signIn, mailer: services.mailer, clientAddress: page.ctx.ip, now: page.now });
+
+  function render(page: Page, view: string, title: string, data: Record<string, unknown> = {}, status = 200, formAction?: string): void {
+    const { ctx, session } = page;
+    ctx.status = status;
+    ctx.type = 'text/html; charset=utf-8';
+    // the checkout page posts its form to the payment gateway: only that origin joins 'self'
+    ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'${formAction ? ` ${formAction}` : ''}; frame-ancestors 'none'; base-uri 'none'`);
+    const notice = typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined;
+    const csrf = session ? sessionCsrf(session) : undefined;
+    ctx.body = eta.render(`./${view}`, { title, notice, csrf, form: page.form, ...data });
+  }
+
+  const sessionCsrf = (session: SignedIn) => csrfToken(session.token, services.signIn.secret);
+
+  const redirect = (page: Page, to: string) => {
+    page.ctx.status = 303;
+    page.ctx.redirect(to);
+  };
+
+  async function overview(page: Page, error?: ServiceError): Promise<void> {
+    const em = page.ctx.state.em;
+    const view = await sessionView(em, page.session!, services.signIn, page.now);
+    const plans = await listPlans(em);
+    const account = await em.findOneOrFail(Account, { id: page.session!.accountId });
+    render(page, 'overview', 'Overview', {
+      ...view,
+      plans: plans.map((p) => ({ code: p.code, name: p.name, price_lkr: p.priceLkr, monthly_quota: p.monthlyQuota, rate_limit_per_minute: p.rateLimitPerMinute })),
+      trialUsed: account.trialUsedAt !== null && account.trialUsedAt !== undefined,
+      trialDays: services.trialDays,
+      error: error?.message,
+    }, error ? ERROR_TABLE[error.code].status : 200);
+  }
+
+  async function keysPage(page: Page, error?: ServiceError): Promise<void> {
+    const keys = (await listKeys(page.ctx.state.em, page.session!.accountId)).map(keyView);
+    render(page, 'keys', 'API keys', { keys, error: error?.message }, error ? ERROR_TABLE[error.code].status : 200);
+  }
+
+  /** A POST whose ServiceError re-renders its form with the message and the error's status. */
+  const orShow = (show: (page: Page, error: ServiceError) => Promise<void> | void) => (run: Route['run']): Route['run'] => async (page, match) => {
+    try {
+      await run(page, match);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      if (error.data.retryAfterSeconds) page.ctx.set('Retry-After', String(error.data.retryAfterSeconds));
+      await show(page, error);
+    }
+  };
+  const formPage = (view: string, title: string, extra: (page: Page) => Record<string, unknown> = () => ({})) => (page: Page, error: ServiceError) =>
+    render(page, view, title, { ...extra(page), error: error.message }, ERROR_TABLE[error.code].status);
+
+  const routes: Route[] = [
+    { method: 'GET', path: /^\/dashboard\/?$/, signedIn: true, run: (page) => overview(page) },
+    { method: 'GET', path: /^\/dashboard\/sign-up$/, signedIn: false, run: (page) => Promise.resolve(render(page, 'sign-up', 'Sign up')) },
+    {
+      method: 'POST', path: /^\/dashboard\/sign-up$/, signedIn: false,
+      run: orShow(formPage('sign-up', 'Sign up'))(async (page) => {
+        const f = page.form;
+        const created = await signUp(signInContext(page), { organisation: (f.organisation ?? '').trim() || '-', email: f.email ?? '', password: f.password ?? '' });
+        setSessionCookie(page.ctx, created, services.signIn.baseUrl, page.now);
+        redirect(page, '/dashboard?done=signed-up');
+      }),
+    },
+    { method: 'GET', path: /^\/dashboard\/log-in$/, signedIn: false, run: (page) => Promise.resolve(render(page, 'log-in', 'Log in')) },
+    {
+      method: 'POST', path: /^\/dashboard\/log-in$/, signedIn: false,
+      run: orShow(formPage('log-in', 'Log in'))(async (page) => {
+        const started = await logIn(signInContext(page), { email: page.form.email ?? '', password: page.form.password ?? '' });
+        const previous = page.ctx.cookies.get(SESSION_COOKIE);
+        if (previous) await endSession(page.ctx.state.em, previous);
+        setSessionCookie(page.ctx, started, services.signIn.baseUrl, page.now);
+        redirect(page, '/dashboard');
+      }),
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/log-out$/, signedIn: true,
+      run: async (page) => {
+        await endSession(page.ctx.state.em, page.session!.token);
+        setSessionCookie(page.ctx, 'clear', services.signIn.baseUrl, page.now);
+        redirect(page, '/dashboard/log-in');
+      },
+    },
+    { method: 'GET', path: /^\/dashboard\/verify-email$/, signedIn: false, run: (page) => Promise.resolve(render(page, 'verify-email', 'Confirm your email address', { token: String(page.ctx.query.token ?? '') })) },
+    {
+      method: 'POST', path: /^\/dashboard\/verify-email$/, signedIn: false,
+      run: orShow(formPage('message', 'Confirm your email address', () => ({ message: 'Ask for a new link from the overview page.' })))(async (page) => {
+        await verifyEmail(signInContext(page), page.form.token ?? '');
+        render(page, 'message', 'Email address confirmed', { message: 'Thank you: your email address is confirmed, and paid plans are open to you.' });
+      }),
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/verification-email$/, signedIn: true,
+      run: async (page) => {
+        await sendVerification(signInContext(page), page.session!.user);
+        redirect(page, '/dashboard?done=mail-sent');
+      },
+    },
+    { method: 'GET', path: /^\/dashboard\/forgot-password$/, signedIn: false, run: (page) => Promise.resolve(render(page, 'forgot-password', 'Forgot your password?')) },
+    {
+      method: 'POST', path: /^\/dashboard\/forgot-password$/, signedIn: false,
+      run: orShow(formPage('forgot-password', 'Forgot your password?'))(async (page) => {
+        await requestPasswordReset(signInContext(page), { email: page.form.email ?? '' });
+        render(page, 'message', 'Check your mail', { message: 'If the address has an account, a link to choose a new password is on its way. It works once, for one hour.', next: '/dashboard/log-in', nextLabel: 'Log in' });
+      }),
+    },
+    { method: 'GET', path: /^\/dashboard\/reset-password$/, signedIn: false, run: (page) => Promise.resolve(render(page, 'reset-password', 'Choose a new password', { token: String(page.ctx.query.token ?? '') })) },
+    {
+      method: 'POST', path: /^\/dashboard\/reset-password$/, signedIn: false,
+      run: orShow(formPage('reset-password', 'Choose a new password', (page) => ({ token: page.form.token ?? '' })))(async (page) => {
+        await resetPassword(signInContext(page), { token: page.form.token ?? '', password: page.form.password ?? '' });
+        setSessionCookie(page.ctx, 'clear', services.signIn.baseUrl, page.now);
+        render(page, 'message', 'Password changed', { message: 'Your password is changed and every session ended. Log in with the new password.', next: '/dashboard/log-in', nextLabel: 'Log in' });
+      }),
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/subscription$/, signedIn: true,
+      run: orShow(overview)(async (page) => {
+        await changeSubscription(page.ctx.state.em, services.jobs, page.session!, { plan: page.form.plan ?? '', trial: page.form.trial === 'true' }, services.trialDays, page.now);
+        redirect(page, '/dashboard?done=subscribed');
+      }),
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/subscription\/cancel$/, signedIn: true,
+      run: orShow(overview)(async (page) => {
+        await cancelSubscription(page.ctx.state.em, services.jobs, page.session!, page.now);
+        redirect(page, '/dashboard?done=cancelled');
+      }),
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/checkout$/, signedIn: true,
+      run: orShow(overview)(async (page) => {
+        if (!services.payments) throw new DependencyUnavailableError('payment gateway');
+        const checkout = await startCheckout(page.ctx.state.em, services.payments, page.session!, page.form.plan ?? '', services.signIn.baseUrl, page.now);
+        const view = { action_url: checkout.form.actionUrl, fields: checkout.form.fields, plan: checkout.planName, amount_lkr: checkout.amount };
+        render(page, 'checkout', `Pay for the ${checkout.planName} plan`, { checkout: view }, 200, new URL(checkout.form.actionUrl).origin);
+      }),
+    },
+    {
+      method: 'GET', path: /^\/dashboard\/billing$/, signedIn: true,
+      run: async (page) => {
+        const em = page.ctx.state.em;
+        const orderId = typeof page.ctx.query.order === 'string' ? page.ctx.query.order : undefined;
+        const order = orderId ? await em.findOne(CheckoutOrder, { id: orderId, account: page.session!.accountId }, { populate: ['plan'] }) : null;
+        const invoices = await em.find(Invoice, { account: page.session!.accountId }, { orderBy: { paidAt: 'desc' } });
+        render(page, 'billing', 'Billing', {
+          order: order ? { state: order.state, plan: order.plan.name } : null,
+          // a pending payment's page reloads itself until the gateway's notification is processed
+          refresh: order?.state === 'pending' ? 2 : undefined,
+          invoices: invoices.map((i) => ({ paid_at: i.paidAt.toISOString(), plan: i.planName, period_start: i.periodStart.toISOString(), period_end: i.periodEnd.toISOString(), amount: i.amount, currency: i.currency, payment_id: i.paymentId })),
+        });
+      },
+    },
+    { method: 'GET', path: /^\/dashboard\/keys$/, signedIn: true, run: (page) => keysPage(page) },
+    {
+      method: 'POST', path: /^\/dashboard\/keys$/, signedIn: true,
+      run: orShow(keysPage)(async (page) => {
+        const f = page.form;
+        const allowedIps = (f.allowed_ips ?? '').split(/[\s,]+/).filter(Boolean);
+        const em = page.ctx.state.em;
+        const created = await createKey(em, services.signIn.keyHashSecret, {
+          accountId: page.session!.accountId,
+          name: (f.name ?? '').trim() || 'key',
+          environment: f.environment === 'test' ? 'test' : 'live',
+          readOnly: f.read_only === 'true',
+          allowedIps,
+        }, page.now);
+        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, page.now);
+        await em.flush();
+        render(page, 'key-created', 'Your new API key', { key: created.key }, 201);
+      }),
+    },
+    {
+      method: 'GET', path: /^\/dashboard\/keys\/([0-9a-f-]{36})\/revoke$/, signedIn: true,
+      run: async (page, match) => {
+        const key = await page.ctx.state.em.findOne(ApiKey, { id: match[1]!, account: page.session!.accountId });
+        if (!key) throw new NotFoundError('No such key in your account.');
+        render(page, 'revoke-key', 'Revoke a key', { key: keyView(key) });
+      },
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f-]{36})\/revoke$/, signedIn: true,
+      run: async (page, match) => {
+        const em = page.ctx.state.em;
+        const key = await revokeKey(em, match[1]!, page.now, page.session!.accountId);
+        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.revoked', subject: key.displayPrefix }, page.now);
+        await em.flush();
+        redirect(page, '/dashboard/keys?done=key-revoked');
+      },
+    },
+    {
+      method: 'GET', path: /^\/dashboard\/audit-log$/, signedIn: true,
+      run: async (page) => {
+        const events = await listAudit(page.ctx.state.em, page.session!.accountId, 200);
+        render(page, 'audit-log', 'Audit log', { events: events.map((e) => ({ created_at: e.createdAt.toISOString(), action: e.action, subject: e.subject, user_email: e.user?.email ?? null })) });
+      },
+    },
+  ];
+
+  return async (ctx: Ctx, next) => {
+    if (!/^\/dashboard(\/|$)/.test(ctx.path) || ctx.path.startsWith('/dashboard/api/')) {
+      await next();
+      return;
+    }
+    setSecurityHeaders(ctx);
+    const asset = /^\/dashboard\/assets\/([a-z.-]+)$/.exec(ctx.path)?.[1];
+    if (asset && ASSETS[asset] && ctx.method === 'GET') {
+      ctx.type = ASSETS[asset];
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = await readFile(join(deps.rootDir, 'dashboard', 'assets', asset));
+      return;
+    }
+    const now = deps.clock.now();
+    for (const route of routes) {
+      const match = ctx.path.match(route.path);
+      if (!match || route.method !== ctx.method) continue;
+      const state = ctx.state;
+      const token = ctx.cookies.get(SESSION_COOKIE);
+      const session = token ? await findSession(state.em, token, services.signIn, now) : null;
+      state.session = session ?? undefined;
+      if (route.signedIn && !session) {
+        ctx.status = 303;
+        return ctx.redirect('/dashboard/log-in');
+      }
+      const page: Page = { ctx, session, form: {}, now };
+      try {
+        if (ctx.method === 'POST') {
+          page.form = Object.fromEntries(new URLSearchParams(await readBodyText(ctx, 16_384, 'a URL-encoded form')));
+          // pages for signed-in people need the session's token; the others (log-in, links from mails) the origin check
+          checkCrossSite(ctx, services.signIn, route.signedIn ? (session ?? undefined) : undefined, page.form.csrf_token);
+        }
+        return await route.run(page, match);
+      } catch (error) {
+        // a refusal the page itself did not handle still answers as a page, with its status
+        if (!(error instanceof ServiceError)) throw error;
+        return render(page, 'message', 'Something went wrong', { message: error.message }, ERROR_TABLE[error.code].status);
+      }
+    }
+    const page = { ctx, session: null, form: {}, now };
+    render(page, 'message', 'Page not found', { message: `There is no dashboard page at ${ctx.path}.` }, 404);
+  };
+}
+
+function setSecurityHeaders(ctx: Ctx): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  // links from mails carry tokens in their query: never pass them to another site (and not
+  // no-referrer, with which browsers send `Origin: null` on form posts)
+  ctx.set('Referrer-Policy', 'same-origin');
+  ctx.set('Cache-Control', 'no-store');
+}
