@@ -352,6 +352,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/keys/{key_id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API key
+         * @description Creates a new key with the old key's name, environment, restrictions and expiry, shown this once, and keeps the old key working for `grace_minutes` (then it answers `401 api_key_revoked`; `0` revokes it at once), so that callers switch without downtime. Needs an active subscription (`402` otherwise).
+         */
+        post: operations["rollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/audit-log": {
         parameters: {
             query?: never;
@@ -1365,7 +1385,8 @@ export interface components {
          *       "state": "active",
          *       "created_at": "2026-11-23T10:00:00Z",
          *       "last_used_at": null,
-         *       "revoked_at": null
+         *       "revoked_at": null,
+         *       "expires_at": null
          *     }
          */
         ApiKeyRecord: {
@@ -1406,12 +1427,17 @@ export interface components {
              * @description When it was revoked.
              */
             revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working (chosen at creation, or the end of a rolled key's grace period); null for never.
+             */
+            expires_at: string | null;
         };
         /**
-         * @description `active`, or `revoked` (its requests answer `401 api_key_revoked`).
+         * @description `active`; `expired` (past its `expires_at`) or `revoked`: its requests answer `401 api_key_revoked`.
          * @enum {string}
          */
-        ApiKeyState: "active" | "revoked";
+        ApiKeyState: "active" | "expired" | "revoked";
         /**
          * @description The new key's name and restrictions.
          * @example {
@@ -1443,6 +1469,11 @@ export interface components {
              *     ]
              */
             allowed_ips?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working (answers `401 api_key_revoked`). Default never.
+             */
+            expires_at?: string;
         };
         /** @description The new key, in full, and its record. Store the key now; it cannot be shown again. */
         NewApiKey: {
@@ -1463,7 +1494,7 @@ export interface components {
             /** @description Events on the account, its keys and its subscription. */
             events: {
                 /**
-                 * @description What happened (`account.created`, `email.verified`, `password.reset`, `subscription.changed`, `key.created`, `key.revoked`).
+                 * @description What happened (`account.created`, `email.verified`, `password.reset`, `subscription.changed`, `key.created`, `key.revoked`, `key.rolled`).
                  * @example key.created
                  */
                 action: string;
@@ -1601,6 +1632,16 @@ export interface components {
          * @enum {string}
          */
         PaidPlanCode: "starter" | "pro" | "enterprise";
+        /**
+         * @description How long the old key keeps working after the roll.
+         * @example {
+         *       "grace_minutes": 60
+         *     }
+         */
+        RollApiKeyRequest: {
+            /** @description Minutes the old key keeps working (0 revokes it at once; at most 7 days). */
+            grace_minutes: number;
+        };
     };
     responses: {
         /**
@@ -2663,6 +2704,41 @@ export interface operations {
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
             404: components["responses"]["DashboardNotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rollApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
+                 *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
+                 *     a missing or wrong token answers `403 forbidden`.
+                 */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The key's id, from `listApiKeys`. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollApiKeyRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["NewApiKeyCreated"];
+            400: components["responses"]["DashboardBadRequest"];
+            401: components["responses"]["DashboardUnauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["DashboardForbidden"];
+            404: components["responses"]["DashboardNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

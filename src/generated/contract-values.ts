@@ -33,7 +33,7 @@ export const ENVIRONMENTS = ["live", "test"] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
 /** #/components/schemas/ApiKeyState */
-export const API_KEY_STATES = ["active", "revoked"] as const;
+export const API_KEY_STATES = ["active", "expired", "revoked"] as const;
 export type ApiKeyState = (typeof API_KEY_STATES)[number];
 
 /** #/components/schemas/CheckoutStatus/properties/state */
@@ -53,5 +53,5 @@ export const METADATA_KEYS = ["subject", "grade", "category", "language", "year"
 export type MetadataKey = (typeof METADATA_KEYS)[number];
 
 /** operationIds of the operations without ApiKeyAuth */
-export const KEYLESS_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "cancelSubscription", "listApiKeys", "createApiKey", "revokeApiKey", "getAuditLog", "startCheckout", "getCheckout", "listInvoices", "payhereNotify"] as const;
+export const KEYLESS_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "cancelSubscription", "listApiKeys", "createApiKey", "revokeApiKey", "rollApiKey", "getAuditLog", "startCheckout", "getCheckout", "listInvoices", "payhereNotify"] as const;
 export type KeylessOperation = (typeof KEYLESS_OPERATIONS)[number];
