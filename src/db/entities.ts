@@ -80,6 +80,8 @@ export const ApiKey = defineEntity({
     createdAt: p.datetime().defaultRaw('now()'),
     revokedAt: p.datetime().nullable(),
     lastUsedAt: p.datetime().nullable(),
+    /** after this the key answers api_key_revoked (chosen at creation, or the grace period of a rolled key) */
+    expiresAt: p.datetime().nullable(),
   },
 });
 export type ApiKey = InferEntity<typeof ApiKey>;

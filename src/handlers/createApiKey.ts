@@ -8,10 +8,10 @@ export const createApiKey: KeylessHandler<'createApiKey'> = async ({ body, em, s
   const created = await createKey(
     em,
     services.signIn.keyHashSecret,
-    { accountId, name: body.name.trim(), environment: body.environment ?? 'live', readOnly: body.read_only, allowedIps: body.allowed_ips },
+    { accountId, name: body.name.trim(), environment: body.environment ?? 'live', readOnly: body.read_only, allowedIps: body.allowed_ips, expiresAt: body.expires_at ? new Date(body.expires_at) : null },
     now,
   );
   recordAudit(em, { accountId, userId: user.id, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, now);
   await em.flush();
-  return { status: 201, body: { key: created.key, api_key: keyView(created.record) } };
+  return { status: 201, body: { key: created.key, api_key: keyView(created.record, now) } };
 };

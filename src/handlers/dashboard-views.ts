@@ -21,7 +21,7 @@ export function subscriptionView(s: Subscription, now: Date): Schemas['Subscript
   };
 }
 
-export function keyView(k: ApiKey): Schemas['ApiKeyRecord'] {
+export function keyView(k: ApiKey, now: Date): Schemas['ApiKeyRecord'] {
   return {
     id: k.id,
     name: k.name,
@@ -29,10 +29,11 @@ export function keyView(k: ApiKey): Schemas['ApiKeyRecord'] {
     environment: k.environment,
     read_only: k.readOnly,
     allowed_ips: k.allowedIps,
-    state: k.status,
+    state: k.status === 'active' && k.expiresAt && k.expiresAt <= now ? 'expired' : k.status,
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,
+    expires_at: k.expiresAt?.toISOString() ?? null,
   };
 }
 

@@ -16,6 +16,7 @@ import { requestPasswordReset } from './requestPasswordReset.js';
 import { resendVerificationEmail } from './resendVerificationEmail.js';
 import { resetPassword } from './resetPassword.js';
 import { revokeApiKey } from './revokeApiKey.js';
+import { rollApiKey } from './rollApiKey.js';
 import { signUp } from './signUp.js';
 import { startCheckout } from './startCheckout.js';
 import { subscribe } from './subscribe.js';
@@ -50,6 +51,7 @@ export const keylessHandlers: { [K in KeylessOperation]: KeylessHandler<K> } = {
   listApiKeys,
   createApiKey,
   revokeApiKey,
+  rollApiKey,
   getAuditLog,
   startCheckout,
   getCheckout,

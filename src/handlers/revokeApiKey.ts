@@ -8,5 +8,5 @@ export const revokeApiKey: KeylessHandler<'revokeApiKey'> = async ({ params, em,
   const key = await revokeKey(em, params.key_id, now, accountId);
   recordAudit(em, { accountId, userId: user.id, action: 'key.revoked', subject: key.displayPrefix }, now);
   await em.flush();
-  return { status: 200, body: keyView(key) };
+  return { status: 200, body: keyView(key, now) };
 };

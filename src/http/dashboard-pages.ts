@@ -8,8 +8,8 @@ import { Account, ApiKey, CheckoutOrder, Invoice } from '../db/entities.js';
 import { listAudit, recordAudit } from '../domain/audit/audit-log.js';
 import { startCheckout } from '../domain/billing/checkout.js';
 import { cancelSubscription, changeSubscription } from '../domain/billing/subscriptions.js';
-import { DependencyUnavailableError, NotFoundError, ServiceError } from '../domain/errors.js';
-import { createKey, listKeys, revokeKey } from '../domain/keys/keys.js';
+import { DependencyUnavailableError, InvalidRequestError, NotFoundError, ServiceError } from '../domain/errors.js';
+import { createKey, listKeys, revokeKey, rollKey } from '../domain/keys/keys.js';
 import { listPlans } from '../domain/plans/catalogue.js';
 import { logIn, requestPasswordReset, resetPassword, sendVerification, signUp, verifyEmail, type SignInContext } from '../domain/sign-in/accounts.js';
 import { endSession, findSession, type SignedIn } from '../domain/sign-in/sessions.js';
@@ -92,7 +92,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
   }
 
   async function keysPage(page: Page, error?: ServiceError): Promise<void> {
-    const keys = (await listKeys(page.ctx.state.em, page.session!.accountId)).map(keyView);
+    const keys = (await listKeys(page.ctx.state.em, page.session!.accountId)).map((k) => keyView(k, page.now));
     render(page, 'keys', 'API keys', { keys, error: error?.message }, error ? ERROR_TABLE[error.code].status : 200);
   }
 
@@ -223,6 +223,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
           environment: f.environment === 'test' ? 'test' : 'live',
           readOnly: f.read_only === 'true',
           allowedIps,
+          expiresAt: f.expires_on ? expiryDate(f.expires_on) : null,
         }, page.now);
         recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, page.now);
         await em.flush();
@@ -234,7 +235,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       run: async (page, match) => {
         const key = await page.ctx.state.em.findOne(ApiKey, { id: match[1]!, account: page.session!.accountId });
         if (!key) throw new NotFoundError('No such key in your account.');
-        render(page, 'revoke-key', 'Revoke a key', { key: keyView(key) });
+        render(page, 'revoke-key', 'Revoke a key', { key: keyView(key, page.now) });
       },
     },
     {
@@ -246,6 +247,17 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         await em.flush();
         redirect(page, '/dashboard/keys?done=key-revoked');
       },
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f-]{36})\/roll$/, signedIn: true,
+      run: orShow(keysPage)(async (page, match) => {
+        const em = page.ctx.state.em;
+        const graceMinutes = Math.min(10_080, Math.max(0, Math.floor(Number(page.form.grace_minutes) || 0)));
+        const rolled = await rollKey(em, services.signIn.keyHashSecret, match[1]!, page.session!.accountId, graceMinutes * 60_000, page.now);
+        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.rolled', subject: rolled.old.displayPrefix, detail: { new_key: rolled.record.displayPrefix, grace_minutes: graceMinutes } }, page.now);
+        await em.flush();
+        render(page, 'key-created', 'Your new API key', { key: rolled.key, rolledFrom: keyView(rolled.old, page.now) }, 201);
+      }),
     },
     {
       method: 'GET', path: /^\/dashboard\/audit-log$/, signedIn: true,
@@ -298,6 +310,13 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     const page = { ctx, session: null, form: {}, now };
     render(page, 'message', 'Page not found', { message: `There is no dashboard page at ${ctx.path}.` }, 404);
   };
+}
+
+/** The end of the chosen day (UTC) of a date field, or a 400 naming the field. */
+function expiryDate(day: string): Date {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(day) ? new Date(`${day}T23:59:59Z`) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime())) throw new InvalidRequestError(`Field 'expires_on' must be a date like 2027-01-31, not '${day}'.`, [{ path: 'expires_on', message: 'not a date' }]);
+  return date;
 }
 
 function setSecurityHeaders(ctx: Ctx): void {

@@ -21,7 +21,7 @@ async function subscribedBrowser(label: string): Promise<DashboardBrowser> {
   return browser;
 }
 
-async function createKey(browser: DashboardBrowser, body: { name: string; read_only?: boolean; allowed_ips?: string[] }) {
+async function createKey(browser: DashboardBrowser, body: { name: string; read_only?: boolean; allowed_ips?: string[]; expires_at?: string }) {
   return browser.client.POST('/dashboard/api/keys', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body });
 }
 
@@ -101,5 +101,43 @@ describe('API keys in the dashboard', () => {
     for (let i = 0; i < 12; i++) await browser.client.GET('/dashboard/api/keys');
     const usage = await apiClient(server.url, data!.key).GET('/api/v1/dev/usage');
     expect(usage.data!.total_requests).toBe(1);
+  });
+
+  test('a rolled key: the new key works at once, the old one until its grace period ends; expiry answers api_key_revoked', async () => {
+    const browser = await subscribedBrowser('roll');
+    const { data: first } = await createKey(browser, { name: 'rolling' });
+    const roll = (keyId: string, grace: number) =>
+      browser.client.POST('/dashboard/api/keys/{key_id}/roll', { params: { path: { key_id: keyId }, header: { 'X-CSRF-Token': browser.csrf! } }, body: { grace_minutes: grace } });
+    const rolled = await roll(first!.api_key.id, 60);
+    expect(rolled.response.status).toBe(201);
+    expect(rolled.data!.api_key).toMatchObject({ name: 'rolling', state: 'active', expires_at: null });
+    expect((await apiClient(server.url, rolled.data!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+    // the old key still works, and says until when
+    expect((await apiClient(server.url, first!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+    const listed = (await browser.client.GET('/dashboard/api/keys')).data!.keys.find((k) => k.id === first!.api_key.id)!;
+    const until = new Date(listed.expires_at!).getTime() - Date.now();
+    expect(until).toBeGreaterThan(59 * 60_000);
+    expect(until).toBeLessThanOrEqual(60 * 60_000);
+
+    // rolled with no grace: the old key is revoked at once
+    const again = await roll(rolled.data!.api_key.id, 0);
+    expect(again.response.status).toBe(201);
+    const old = await apiClient(server.url, rolled.data!.key).GET('/api/v1/dev/plans');
+    expect(old.error).toMatchObject({ error: { code: 'api_key_revoked' } });
+    expect((await roll(rolled.data!.api_key.id, 0)).response.status).toBe(404);
+
+    // a key created with an expiry in the past is refused; one in the near future expires
+    const past = await createKey(browser, { name: 'past', expires_at: new Date(Date.now() - 1000).toISOString() });
+    expect(past.response.status).toBe(400);
+    const soon = await createKey(browser, { name: 'soon', expires_at: new Date(Date.now() + 1500).toISOString() });
+    expect(soon.response.status).toBe(201);
+    expect((await apiClient(server.url, soon.data!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1600));
+    const expired = await apiClient(server.url, soon.data!.key).GET('/api/v1/dev/plans');
+    expect(expired.error).toMatchObject({ error: { code: 'api_key_revoked', message: expect.stringMatching(/expired/) } });
+    const states = (await browser.client.GET('/dashboard/api/keys')).data!.keys.map((k) => [k.name, k.state]);
+    expect(states).toContainEqual(['soon', 'expired']);
+    const audit = (await browser.client.GET('/dashboard/api/audit-log')).data!.events.map((e) => e.action);
+    expect(audit.filter((a) => a === 'key.rolled')).toHaveLength(2);
   });
 });

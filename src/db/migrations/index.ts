@@ -6,6 +6,7 @@ import { Migration20261123010000_admit_request } from './Migration20261123010000
 import { Migration20261123100000_docs_requests } from './Migration20261123100000_docs_requests.js';
 import { Migration20261123200000_dashboard_accounts } from './Migration20261123200000_dashboard_accounts.js';
 import { Migration20261123210000_billing } from './Migration20261123210000_billing.js';
+import { Migration20261123220000_key_expiry } from './Migration20261123220000_key_expiry.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123100000_docs_requests', class: Migration20261123100000_docs_requests },
   { name: 'Migration20261123200000_dashboard_accounts', class: Migration20261123200000_dashboard_accounts },
   { name: 'Migration20261123210000_billing', class: Migration20261123210000_billing },
+  { name: 'Migration20261123220000_key_expiry', class: Migration20261123220000_key_expiry },
 ];

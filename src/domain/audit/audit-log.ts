@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuditEvent } from '../../db/entities.js';
 
-export type AuditAction = 'account.created' | 'email.verified' | 'password.reset' | 'subscription.changed' | 'key.created' | 'key.revoked';
+export type AuditAction = 'account.created' | 'email.verified' | 'password.reset' | 'subscription.changed' | 'key.created' | 'key.revoked' | 'key.rolled';
 
 export interface AuditEntry {
   accountId: string;

@@ -28,6 +28,7 @@ export async function authenticate(
   const key = await em.findOne(ApiKey, { keyHash: hashKey(presented, settings.hashSecret) });
   if (!key) throw new AuthenticationError('authentication_failed', INVALID);
   if (key.status === 'revoked') throw new AuthenticationError('api_key_revoked', REVOKED);
+  if (key.expiresAt && key.expiresAt <= now) throw new AuthenticationError('api_key_revoked', `This API key expired at ${key.expiresAt.toISOString()}.`);
   const subscription = await currentSubscription(em, key.account.id, now);
   if (!subscription) {
     throw new ForbiddenError(

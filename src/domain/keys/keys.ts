@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, ApiKey } from '../../db/entities.js';
 import { currentSubscription } from '../accounts/subscriptions.js';
-import { NoActivePlanError, NotFoundError } from '../errors.js';
+import { InvalidRequestError, NoActivePlanError, NotFoundError } from '../errors.js';
 import { displayPrefix, generateKey, hashKey, type KeyEnvironment } from './key-format.js';
 import { normaliseAllowEntry } from './restrictions.js';
 
@@ -12,6 +12,7 @@ export interface NewKey {
   environment: KeyEnvironment;
   readOnly?: boolean;
   allowedIps?: string[];
+  expiresAt?: Date | null;
 }
 
 /** Creates a key and returns it in full: the only time it exists outside the caller's hands. */
@@ -20,6 +21,9 @@ export async function createKey(em: EntityManager, hashSecret: string, spec: New
   if (!account) throw new NotFoundError(`No account with id ${spec.accountId}.`);
   if (!(await currentSubscription(em, account.id, now))) throw new NoActivePlanError();
   const allowedIps = (spec.allowedIps ?? []).map(normaliseAllowEntry);
+  if (spec.expiresAt && spec.expiresAt <= now) {
+    throw new InvalidRequestError('Field \'expires_at\' must be in the future.', [{ path: 'expires_at', message: 'must be in the future' }]);
+  }
   const key = generateKey(spec.environment);
   const record = em.create(ApiKey, {
     id: randomUUID(),
@@ -32,6 +36,7 @@ export async function createKey(em: EntityManager, hashSecret: string, spec: New
     readOnly: spec.readOnly ?? false,
     allowedIps,
     createdAt: now,
+    expiresAt: spec.expiresAt ?? null,
   });
   await em.flush();
   return { key, record };
@@ -51,4 +56,23 @@ export async function revokeKey(em: EntityManager, keyId: string, now: Date, acc
     await em.flush();
   }
   return key;
+}
+
+/**
+ * Rolls a key: a new key with the same name, environment and restrictions, and the old key kept
+ * working for `graceMs` (revoked at once when 0), so that callers can switch without downtime.
+ */
+export async function rollKey(em: EntityManager, hashSecret: string, keyId: string, accountId: string, graceMs: number, now: Date): Promise<{ key: string; record: ApiKey; old: ApiKey }> {
+  const old = await em.findOne(ApiKey, { id: keyId, account: accountId });
+  if (!old || old.status === 'revoked' || (old.expiresAt && old.expiresAt <= now)) throw new NotFoundError(`No active API key with id ${keyId}.`);
+  const created = await createKey(em, hashSecret, { accountId, name: old.name, environment: old.environment, readOnly: old.readOnly, allowedIps: old.allowedIps, expiresAt: old.expiresAt }, now);
+  if (graceMs === 0) {
+    old.status = 'revoked';
+    old.revokedAt = now;
+  } else {
+    const end = new Date(now.getTime() + graceMs);
+    old.expiresAt = old.expiresAt && old.expiresAt < end ? old.expiresAt : end;
+  }
+  await em.flush();
+  return { ...created, old };
 }
