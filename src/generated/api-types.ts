@@ -392,6 +392,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage analytics
+         * @description Usage of all the account's keys, at the level of its plan (see `AnalyticsReport`). A range the plan does not cover answers `403` naming the plan.
+         */
+        get: operations["getAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/analytics/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage analytics as CSV
+         * @description The rows behind the analytics as CSV, for the Pro and Enterprise plans (`403` on others), with the same range rules as `getAnalytics`.
+         */
+        get: operations["exportAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/checkout": {
         parameters: {
             query?: never;
@@ -1642,6 +1682,107 @@ export interface components {
             /** @description Minutes the old key keeps working (0 revokes it at once; at most 7 days). */
             grace_minutes: number;
         };
+        /**
+         * @description Usage of every key of the account over `from`..`to` (UTC days), at the level of the account's
+         *     plan: `basic` (Free: totals and each key's monthly quota), `standard` (Starter: + `per_day`
+         *     with requests by endpoint), `advanced` (Pro: + tokens and cost per day, `per_key`,
+         *     `per_model`, `errors`; up to 90 days back; CSV export), `custom` (Enterprise: any date range).
+         *     Every figure comes from the request log, as `GET /api/v1/dev/usage` does: a key's figures for
+         *     the billing period equal its own `/usage`.
+         */
+        AnalyticsReport: {
+            /**
+             * @description The analytics level of the account's plan.
+             * @enum {string}
+             */
+            level: "basic" | "standard" | "advanced" | "custom";
+            /** @description The plan's name, or null without an active subscription. */
+            plan: string | null;
+            /**
+             * Format: date
+             * @description First day of the report.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the report (included).
+             */
+            to: string;
+            totals: components["schemas"]["UsageTotals"];
+            /** @description Each active key's requests in the current billing period against its monthly quota (limits are per key). */
+            quota: {
+                /**
+                 * Format: uuid
+                 * @description The key.
+                 */
+                key_id: string;
+                /** @description Its name. */
+                name: string;
+                /** @description Its display prefix. */
+                display_prefix: string;
+                /** @description Requests this period. */
+                used: number;
+                /** @description The plan's monthly quota. */
+                limit: number;
+                /** @description Share of the quota used, in percent. */
+                percentage: number;
+            }[];
+            /** @description `standard` and above: one entry per day with requests; `tokens` and `cost_usd` from `advanced`. */
+            per_day?: {
+                /**
+                 * Format: date
+                 * @description The UTC day.
+                 */
+                day: string;
+                /** @description Requests that day. */
+                requests: number;
+                /** @description Requests by endpoint path. */
+                by_endpoint: {
+                    [key: string]: number;
+                };
+                /** @description Tokens that day (advanced and custom). */
+                tokens?: number;
+                /** @description Cost that day (advanced and custom). */
+                cost_usd?: number;
+            }[];
+            /** @description `advanced` and above: totals per key. */
+            per_key?: (components["schemas"]["UsageTotals"] & {
+                /**
+                 * Format: uuid
+                 * @description The key.
+                 */
+                key_id: string;
+                /** @description Its name. */
+                name: string;
+                /** @description Its display prefix. */
+                display_prefix: string;
+            })[];
+            /** @description `advanced` and above: totals per model. */
+            per_model?: (components["schemas"]["UsageTotals"] & {
+                /** @description The model. */
+                model: string;
+            })[];
+            /** @description `advanced` and above: answers with a 4xx or 5xx status among the admitted requests. */
+            errors?: {
+                /** @description Admitted requests. */
+                requests: number;
+                /** @description Answered 4xx. */
+                client_errors: number;
+                /** @description Answered 5xx. */
+                server_errors: number;
+                /** @description Share of errors (0 to 1). */
+                rate: number;
+            };
+        };
+        /** @description Requests, tokens and cost. */
+        UsageTotals: {
+            /** @description Admitted requests. */
+            requests: number;
+            /** @description Tokens used. */
+            tokens: number;
+            /** @description Cost in USD. */
+            cost_usd: number;
+        };
     };
     responses: {
         /**
@@ -2162,6 +2303,26 @@ export interface components {
                 "application/json": components["schemas"]["Checkout"];
             };
         };
+        /** @description The account's usage analytics. */
+        AnalyticsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnalyticsReport"];
+            };
+        };
+        /** @description One line per day, key, endpoint, model and status: date,key,endpoint,model,status,requests,tokens,cost_usd. */
+        AnalyticsCsv: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/csv": string;
+            };
+        };
         /**
          * @description The body is not in the media type the operation accepts (the `Content-Type` header is missing
          *     or names another type or charset).
@@ -2243,6 +2404,10 @@ export interface components {
          *     a missing or wrong token answers `403 forbidden`.
          */
         "X-CSRF-Token": string;
+        /** @description First day (UTC, `YYYY-MM-DD`); default the first day of the billing period. Before the period needs Pro (90 days back) or Enterprise (any). */
+        AnalyticsFrom: string;
+        /** @description Last day (UTC, `YYYY-MM-DD`, included); default today. At most 400 days after `from`. */
+        AnalyticsTo: string;
     };
     requestBodies: never;
     headers: {
@@ -2754,6 +2919,50 @@ export interface operations {
         responses: {
             200: components["responses"]["AuditLogOk"];
             401: components["responses"]["DashboardUnauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAnalytics: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC, `YYYY-MM-DD`); default the first day of the billing period. Before the period needs Pro (90 days back) or Enterprise (any). */
+                from?: components["parameters"]["AnalyticsFrom"];
+                /** @description Last day (UTC, `YYYY-MM-DD`, included); default today. At most 400 days after `from`. */
+                to?: components["parameters"]["AnalyticsTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AnalyticsOk"];
+            400: components["responses"]["DashboardBadRequest"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportAnalytics: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC, `YYYY-MM-DD`); default the first day of the billing period. Before the period needs Pro (90 days back) or Enterprise (any). */
+                from?: components["parameters"]["AnalyticsFrom"];
+                /** @description Last day (UTC, `YYYY-MM-DD`, included); default today. At most 400 days after `from`. */
+                to?: components["parameters"]["AnalyticsTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AnalyticsCsv"];
+            400: components["responses"]["DashboardBadRequest"];
+            401: components["responses"]["DashboardUnauthorized"];
+            403: components["responses"]["DashboardForbidden"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -48,10 +48,14 @@ export type PlanCode = (typeof PLAN_CODES)[number];
 export const PAID_PLAN_CODES = ["starter", "pro", "enterprise"] as const;
 export type PaidPlanCode = (typeof PAID_PLAN_CODES)[number];
 
+/** #/components/schemas/AnalyticsReport/properties/level */
+export const LEVELS = ["basic", "standard", "advanced", "custom"] as const;
+export type Level = (typeof LEVELS)[number];
+
 /** property names of #/components/schemas/Filters */
 export const METADATA_KEYS = ["subject", "grade", "category", "language", "year"] as const;
 export type MetadataKey = (typeof METADATA_KEYS)[number];
 
 /** operationIds of the operations without ApiKeyAuth */
-export const KEYLESS_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "cancelSubscription", "listApiKeys", "createApiKey", "revokeApiKey", "rollApiKey", "getAuditLog", "startCheckout", "getCheckout", "listInvoices", "payhereNotify"] as const;
+export const KEYLESS_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "cancelSubscription", "listApiKeys", "createApiKey", "revokeApiKey", "rollApiKey", "getAuditLog", "getAnalytics", "exportAnalytics", "startCheckout", "getCheckout", "listInvoices", "payhereNotify"] as const;
 export type KeylessOperation = (typeof KEYLESS_OPERATIONS)[number];
