@@ -108,3 +108,27 @@ export async function usageByEndpoint(em: EntityManager, keyId: string, from: Da
   // bigint and numeric arrive as strings
   return rows.map((row) => ({ endpoint: row.endpoint, requests: row.requests, tokens: Number(row.tokens), costUsd: Number(row.cost) }));
 }
+
+export interface AccountUsageRow {
+  day: string;
+  keyId: string;
+  endpoint: string;
+  model: string | null;
+  status: number | null;
+  requests: number;
+  tokens: number;
+  costUsd: number;
+}
+
+/** Admitted requests of every key of an account in [from, to), grouped by UTC day, key, endpoint, model and status. */
+export async function accountUsage(em: EntityManager, accountId: string, from: Date, to: Date): Promise<AccountUsageRow[]> {
+  const rows = await em.execute<{ day: string; key_id: string; endpoint: string; model: string | null; status: number | null; requests: number; tokens: string; cost: string }[]>(
+    `select to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD') as day, r.api_key_id as key_id, r.endpoint, r.model, r.status,
+            count(*)::int as requests, coalesce(sum(r.tokens), 0)::bigint as tokens, coalesce(sum(r.cost_usd), 0) as cost
+       from request_log r join api_key k on k.id = r.api_key_id
+      where k.account_id = ? and r.created_at >= ? and r.created_at < ?
+      group by 1, 2, 3, 4, 5 order by 1, 2, 3`,
+    [accountId, from, to],
+  );
+  return rows.map((r) => ({ day: r.day, keyId: r.key_id, endpoint: r.endpoint, model: r.model, status: r.status, requests: r.requests, tokens: Number(r.tokens), costUsd: Number(r.cost) }));
+}

@@ -1,5 +1,7 @@
 import { cancelSubscription } from './cancelSubscription.js';
 import { createApiKey } from './createApiKey.js';
+import { exportAnalytics } from './exportAnalytics.js';
+import { getAnalytics } from './getAnalytics.js';
 import { getAuditLog } from './getAuditLog.js';
 import { getCheckout } from './getCheckout.js';
 import { getDashboardSession } from './getDashboardSession.js';
@@ -53,6 +55,8 @@ export const keylessHandlers: { [K in KeylessOperation]: KeylessHandler<K> } = {
   revokeApiKey,
   rollApiKey,
   getAuditLog,
+  getAnalytics,
+  exportAnalytics,
   startCheckout,
   getCheckout,
   listInvoices,

@@ -42,7 +42,8 @@ export interface HandlerOutput<K extends ApiOperationId> {
 export type Handler<K extends ApiOperationId> = (input: HandlerInput<K>) => Promise<HandlerOutput<K>>;
 
 type PathOf<Op> = Op extends { parameters: { path: infer P } } ? ([P] extends [undefined] ? undefined : P) : undefined;
-type Json<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? ([Q] extends [undefined] ? undefined : Q) : undefined;
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/csv': infer T } } ? T : undefined;
 /** Each success status the contract documents, with its body (none for 202 and 204). */
 type SuccessOf<Op> = Op extends { responses: infer R }
   ? { [S in keyof R & (200 | 201 | 202 | 204)]: { status: S; body: Json<R[S]> } }[keyof R & (200 | 201 | 202 | 204)]
@@ -52,6 +53,8 @@ type SuccessOf<Op> = Op extends { responses: infer R }
 export interface KeylessInput<K extends KeylessOperation> {
   body: BodyOf<operations[K]>;
   params: PathOf<operations[K]>;
+  /** the query string's parameters as the contract names them (strings, as sent) */
+  query: QueryOf<operations[K]>;
   /** null on the operations that need no session (sign-up, log-in, links from mails) */
   session: SignedIn | null;
   /** the body as received, for the operations that store it (payment notifications) */
@@ -65,6 +68,11 @@ export interface KeylessInput<K extends KeylessOperation> {
 }
 
 /** The answer, and what happens to the browser's session cookie: a new session, or cleared. */
-export type KeylessOutput<K extends KeylessOperation> = SuccessOf<operations[K]> & { cookie?: { token: string; expiresAt: Date } | 'clear' };
+export type KeylessOutput<K extends KeylessOperation> = SuccessOf<operations[K]> & {
+  cookie?: { token: string; expiresAt: Date } | 'clear';
+  /** for a body that is not JSON: its media type and headers such as Content-Disposition */
+  contentType?: string;
+  headers?: Record<string, string>;
+};
 
 export type KeylessHandler<K extends KeylessOperation> = (input: KeylessInput<K>) => Promise<KeylessOutput<K>>;

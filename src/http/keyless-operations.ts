@@ -73,6 +73,7 @@ function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
       body: input as never,
       rawBody: ctx.state.rawBody,
       params: c.request.params as never,
+      query: c.request.query as never,
       session: ctx.state.session ?? null,
       presentedToken: ctx.cookies.get(SESSION_COOKIE),
       clientAddress: ctx.ip,
@@ -82,7 +83,9 @@ function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
     });
     if (result.cookie) setSessionCookie(ctx, result.cookie, deps.services.signIn.baseUrl, deps.clock.now());
     ctx.status = result.status;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     if (result.body !== undefined) ctx.body = result.body;
+    if (result.contentType) ctx.type = result.contentType;
   };
 }
 
