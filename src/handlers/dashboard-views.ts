@@ -3,6 +3,7 @@ import type { components } from '../generated/api-types.js';
 import type { ApiKey} from '../db/entities.js';
 import { Subscription } from '../db/entities.js';
 import { effectiveState } from '../domain/billing/subscriptions.js';
+import type { AnalyticsReport } from '../domain/usage/analytics.js';
 import type { SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfToken } from '../domain/sign-in/tokens.js';
 import type { SignInSettings } from '../domain/sign-in/settings.js';
@@ -47,5 +48,24 @@ export async function sessionView(em: EntityManager, session: Pick<SignedIn, 'us
     account: { id: account.account.id, name: account.account.name },
     subscription: subscription ? subscriptionView(subscription, now) : null,
     csrf_token: csrfToken(session.token, settings.secret),
+  };
+}
+
+const totals = (t: { requests: number; tokens: number; costUsd: number }) => ({ requests: t.requests, tokens: t.tokens, cost_usd: t.costUsd });
+
+export function analyticsView(r: AnalyticsReport): Schemas['AnalyticsReport'] {
+  return {
+    level: r.level,
+    plan: r.plan,
+    from: r.from,
+    to: r.to,
+    totals: totals(r.totals),
+    quota: r.quota.map((q) => ({ key_id: q.keyId, name: q.name, display_prefix: q.displayPrefix, used: q.used, limit: q.limit, percentage: q.percentage })),
+    ...(r.perDay && {
+      per_day: r.perDay.map((d) => ({ day: d.day, requests: d.requests, by_endpoint: d.byEndpoint, ...(d.tokens !== undefined && { tokens: d.tokens, cost_usd: d.costUsd }) })),
+    }),
+    ...(r.perKey && { per_key: r.perKey.map((k) => ({ key_id: k.keyId, name: k.name, display_prefix: k.displayPrefix, ...totals(k) })) }),
+    ...(r.perModel && { per_model: r.perModel.map((m) => ({ model: m.model, ...totals(m) })) }),
+    ...(r.errors && { errors: { requests: r.errors.requests, client_errors: r.errors.clientErrors, server_errors: r.errors.serverErrors, rate: r.errors.rate } }),
   };
 }

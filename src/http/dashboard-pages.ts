@@ -10,11 +10,12 @@ import { startCheckout } from '../domain/billing/checkout.js';
 import { cancelSubscription, changeSubscription } from '../domain/billing/subscriptions.js';
 import { DependencyUnavailableError, InvalidRequestError, NotFoundError, ServiceError } from '../domain/errors.js';
 import { createKey, listKeys, revokeKey, rollKey } from '../domain/keys/keys.js';
+import { accountAnalytics } from '../domain/usage/analytics.js';
 import { listPlans } from '../domain/plans/catalogue.js';
 import { logIn, requestPasswordReset, resetPassword, sendVerification, signUp, verifyEmail, type SignInContext } from '../domain/sign-in/accounts.js';
 import { endSession, findSession, type SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfToken } from '../domain/sign-in/tokens.js';
-import { keyView, sessionView } from '../handlers/index.js';
+import { analyticsView, keyView, sessionView } from '../handlers/index.js';
 import { readBodyText } from './body-text.js';
 import { ERROR_TABLE } from './error-table.js';
 import { checkCrossSite, SESSION_COOKIE, setSessionCookie } from './keyless-operations.js';
@@ -52,7 +53,17 @@ const NOTICES: Record<string, string> = {
   'mail-sent': 'A new link is on its way.',
 };
 
-const ASSETS: Record<string, string> = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml' };
+const ASSETS: Record<string, string> = {
+  'dashboard.css': 'text/css; charset=utf-8',
+  'dashboard.js': 'text/javascript; charset=utf-8',
+  'usage-chart.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+};
+/** The chart library, served from our own origin (never a CDN): name -> file of the installed package. */
+const VENDOR: Record<string, [string, string]> = {
+  'uPlot.iife.min.js': ['node_modules/uplot/dist/uPlot.iife.min.js', 'text/javascript; charset=utf-8'],
+  'uPlot.min.css': ['node_modules/uplot/dist/uPlot.min.css', 'text/css; charset=utf-8'],
+};
 
 export function dashboardPages(deps: DashboardPagesDeps): Middleware {
   const eta = new Eta({ views: join(deps.rootDir, 'dashboard', 'views'), cache: true, autoEscape: true });
@@ -260,6 +271,32 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       }),
     },
     {
+      method: 'GET', path: /^\/dashboard\/usage$/, signedIn: true,
+      run: async (page) => {
+        const query = page.ctx.query;
+        const range = { from: typeof query.from === 'string' && query.from ? query.from : undefined, to: typeof query.to === 'string' && query.to ? query.to : undefined };
+        let error: ServiceError | undefined;
+        let report;
+        try {
+          report = await accountAnalytics(page.ctx.state.em, page.session!.accountId, range, page.now);
+        } catch (refused) {
+          if (!(refused instanceof ServiceError)) throw refused;
+          // a range the plan does not cover: say so over the default range
+          error = refused;
+          report = await accountAnalytics(page.ctx.state.em, page.session!.accountId, {}, page.now);
+        }
+        const view = analyticsView(report);
+        render(page, 'usage', 'Usage', {
+          report: view,
+          error: error?.message,
+          // data for the chart script, escaped so that it can never close its script element
+          chartJson: JSON.stringify((view.per_day ?? []).map((d) => ({ day: d.day, requests: d.requests }))).replaceAll('<', '\\u003c'),
+          styles: view.per_day ? ['/dashboard/assets/vendor/uPlot.min.css'] : [],
+          scripts: view.per_day ? ['/dashboard/assets/vendor/uPlot.iife.min.js', '/dashboard/assets/usage-chart.js'] : [],
+        }, error ? ERROR_TABLE[error.code].status : 200);
+      },
+    },
+    {
       method: 'GET', path: /^\/dashboard\/audit-log$/, signedIn: true,
       run: async (page) => {
         const events = await listAudit(page.ctx.state.em, page.session!.accountId, 200);
@@ -274,11 +311,12 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       return;
     }
     setSecurityHeaders(ctx);
-    const asset = /^\/dashboard\/assets\/([a-z.-]+)$/.exec(ctx.path)?.[1];
-    if (asset && ASSETS[asset] && ctx.method === 'GET') {
-      ctx.type = ASSETS[asset];
+    const asset = /^\/dashboard\/assets\/(vendor\/)?([A-Za-z.-]+)$/.exec(ctx.path);
+    const file = asset && ctx.method === 'GET' ? (asset[1] ? VENDOR[asset[2]!] : ASSETS[asset[2]!] && ([join('dashboard', 'assets', asset[2]!), ASSETS[asset[2]!]!] as [string, string])) : undefined;
+    if (file) {
+      ctx.type = file[1];
       ctx.set('Cache-Control', 'public, max-age=300');
-      ctx.body = await readFile(join(deps.rootDir, 'dashboard', 'assets', asset));
+      ctx.body = await readFile(join(deps.rootDir, file[0]));
       return;
     }
     const now = deps.clock.now();

@@ -108,6 +108,12 @@ describe('the dashboard in Chromium', () => {
     const revoked = await apiClient(server.url, key).GET('/api/v1/dev/plans');
     expect(revoked.error).toMatchObject({ error: { code: 'api_key_revoked' } });
 
+    await page.goto(`${server.url}/dashboard/usage`);
+    // the call with the revoked key was refused before admission: it does not count
+    expect(await page.locator('#totals').textContent()).toContain('1 request,');
+    expect(await page.locator('meter').count()).toBe(0);
+    await s.shot('usage-free');
+
     await page.goto(`${server.url}/dashboard/audit-log`);
     const audit = await page.locator('#audit').textContent();
     for (const action of ['account.created', 'email.verified', 'subscription.changed', 'key.created', 'key.revoked']) expect(audit).toContain(action);
@@ -152,6 +158,12 @@ describe('the dashboard in Chromium', () => {
     await createKeyOnPage(keys, 'pro backend');
     const key = (await keys.locator('#new-key').textContent())!.trim();
     expect((await apiClient(server.url, key).GET('/api/v1/dev/plans')).data!.current_plan.name).toBe('Pro');
+    // Pro's analytics: a chart drawn by uPlot from our own origin, per key and per model
+    await page.goto(`${server.url}/dashboard/usage`);
+    await page.locator('#chart canvas').first().waitFor();
+    expect(await page.locator('#per-key').textContent()).toContain('pro backend');
+    expect(await page.locator('meter').count()).toBe(1);
+    await s.shot('usage-pro');
     expect(s.outside).toEqual([]);
     expect(s.errors).toEqual([]);
   });
