@@ -5,11 +5,11 @@ Exits non-zero, naming the step, at the first answer that is not what the contra
 import io
 import sys
 
-from svcai_client import AuthenticatedClient
-from svcai_client.api.account import get_plans, get_usage
-from svcai_client.api.query import query, query_multipart
-from svcai_client.models import Error, ErrorErrorCode, Filters, FiltersLanguage, PlansResponse, QueryMultipartRequest, QueryRequest, QueryResponse, Usage
-from svcai_client.types import File
+from svcai_developer_query_api_client import AuthenticatedClient
+from svcai_developer_query_api_client.api.account import get_plans, get_usage
+from svcai_developer_query_api_client.api.query import query, query_multipart
+from svcai_developer_query_api_client.models import Error, ErrorErrorCode, Filters, FiltersLanguage, PlansResponse, QueryMultipartRequest, QueryRequest, QueryResponse, Usage
+from svcai_developer_query_api_client.types import File
 
 
 def check(condition: bool, what: str, got: object) -> None:

@@ -3,7 +3,7 @@
 //   node .generated/dist/session.js <api base URL> <Free-plan key>
 // Exits non-zero, naming the step, at the first answer that is not what the contract promises.
 import createClient from 'openapi-fetch';
-import type { components, paths } from './.generated/typescript/api.js';
+import type { components, paths } from './.generated/typescript/svcai.js';
 
 type QueryResponse = components['schemas']['QueryResponse'];
 type Failure = components['schemas']['Error'] | components['schemas']['Detail'];
