@@ -42,6 +42,11 @@ export function operationIds(): string[] {
   return api.getOperations().map((o) => o.operationId!);
 }
 
+/** The operation id of `method` (any case) on the contract's path template `path`; undefined when the contract has none there. */
+export function operationIdAt(method: string, path: string): string | undefined {
+  return api.getOperations().find((o) => o.path === path && o.method === method.toLowerCase())?.operationId;
+}
+
 function operationOf(operationId: string) {
   const operation = api.getOperation(operationId);
   if (!operation) throw new Error(`unknown operation ${operationId}`);
@@ -96,11 +101,11 @@ export function expectSchema(value: unknown, schema: keyof Schemas): void {
 // fails the call that received it.
 const checkedAgainstContract: Middleware = {
   async onResponse({ request, response, schemaPath }) {
-    const operation = api.getOperations().find((o) => o.path === schemaPath && o.method === request.method.toLowerCase());
-    if (!operation?.operationId) throw new Error(`${request.method} ${schemaPath} is not an operation of the contract`);
+    const operationId = operationIdAt(request.method, schemaPath);
+    if (!operationId) throw new Error(`${request.method} ${schemaPath} is not an operation of the contract`);
     const text = await response.text();
-    const where = `${operation.operationId} ${response.status}`;
-    expectDocumented({ status: response.status, headers: response.headers, body: parseBody(text, where) }, operation.operationId);
+    const where = `${operationId} ${response.status}`;
+    expectDocumented({ status: response.status, headers: response.headers, body: parseBody(text, where) }, operationId);
     // the body has been read: hand openapi-fetch an unread copy
     return new Response(text || null, response);
   },
