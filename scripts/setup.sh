@@ -34,7 +34,7 @@ if [[ " $* " == *" --contract "* ]]; then
   venv="$CACHE_DIR/venv"
   reqs="$REPO_DIR/test/contract/requirements.txt"
   if [ ! -x "$venv/bin/st" ] || ! cmp -s "$reqs" "$venv/.requirements"; then
-    log "installing the contract-test tools (schemathesis) into $venv"
+    log "installing the contract-test tools (schemathesis, openapi-python-client) into $venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
     cp "$reqs" "$venv/.requirements"
