@@ -24,7 +24,8 @@ for (const { operationId } of api.getOperations()) {
 }
 
 export type Schemas = components['schemas'];
-export type ApiClient = Client<paths>;
+/** Typed for JSON answers: the query operations also document an event stream, which this client never asks for. */
+export type ApiClient = Client<paths, 'application/json'>;
 
 export interface ApiResponse {
   status: number;
@@ -108,7 +109,7 @@ const checkedAgainstContract: Middleware = {
 
 /** A client typed from the contract (src/generated/api-types.ts), sending `key` as X-API-Key; every response is checked with expectDocumented. */
 export function apiClient(baseUrl: string, key?: string): ApiClient {
-  const client = createClient<paths>({ baseUrl, headers: key === undefined ? {} : { 'X-API-Key': key } });
+  const client = createClient<paths, 'application/json'>({ baseUrl, headers: key === undefined ? {} : { 'X-API-Key': key } });
   client.use(checkedAgainstContract);
   return client;
 }
