@@ -54,7 +54,7 @@ export async function sendEventStream(
   const res = ctx.res;
   res.flushHeaders();
   const next = async () => {
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+    const heartbeat = setInterval(() => res.destroyed || res.write(': keep-alive\n\n'), heartbeatMs);
     try {
       return await events.next();
     } finally {

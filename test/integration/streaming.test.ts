@@ -207,8 +207,8 @@ describe('provider answers as events', () => {
     expect(await logRow(withProvider, requestId)).toMatchObject({ status: 200, model: 'svcai-fast', tokens: reported });
   });
 
-  test('a quiet provider: comment lines keep the stream open', async () => {
-    fake.setChat(() => ({ text: 'Magma rises [1].', pieces: ['Magma', ' rises [1].'], pauseMs: 1_500 }));
+  test('a quiet provider: comment lines keep the stream open; the text is trimmed as a whole answer is', async () => {
+    fake.setChat(() => ({ text: 'Magma rises [1].', pieces: ['\n Magma', ' rises [1]. ', ' \n'], pauseMs: 1_500 }));
     const res = await post(withProvider, SSE);
     const reader = new EventReader(res);
     const events = await reader.remaining();
