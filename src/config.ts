@@ -72,6 +72,8 @@ const schema = z.object({
     .default('false')
     .transform((v) => v === 'true'),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** A streamed answer that sends nothing for this long gets a comment line, so that proxies do not close it as idle. */
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   /** How long a shutdown waits for open requests; by default longer than the longest request can take. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */

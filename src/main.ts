@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const services = createServices(config);
   const inFlight = new InFlightRequests();
   const auth = { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE };
-  const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight });
+  const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight, streamHeartbeatMs: config.STREAM_HEARTBEAT_MS });
   const docs = docsSettings(config);
   // the repository root (this file runs as dist/src/main.js): the guides are in docs/, the built reference in dist/docs/
   const content = loadDocsContent(fileURLToPath(new URL('../..', import.meta.url)), docs);

@@ -817,11 +817,178 @@ export interface components {
          *     }
          */
         BadRequestBody: components["schemas"]["ValidationError"] | components["schemas"]["Detail"];
+        /**
+         * @description One Server-Sent Event of a streamed answer (`Accept: text/event-stream`), as the SSE parser of
+         *     the client reads it: `event` is the event's name and `data` its `data:` field, a JSON text.
+         *
+         *     Convention: OpenAPI 3.1 has no keyword for event streams, so this schema describes **one
+         *     event**, not the whole stream, as OpenAPI 3.2 does with `itemSchema` and as tools that read 3.1
+         *     streams (for example schemathesis) expect. The JSON inside `data` is described by
+         *     `contentMediaType: application/json` and `contentSchema`: each event's data is a schema of its
+         *     own (`QueryCitationsData`, `QueryDeltaData`, `QueryUsageData`, `QueryErrorData`).
+         *
+         *     Order: one `citations` event first, then zero or more `delta` events, then exactly one final
+         *     event, `usage` when the answer is complete or `error` when it failed; then the stream ends.
+         *     Comment lines (starting with `:`) keep an idle connection open and carry no event.
+         */
+        QueryEvent: components["schemas"]["QueryCitationsEvent"] | components["schemas"]["QueryDeltaEvent"] | components["schemas"]["QueryUsageEvent"] | components["schemas"]["QueryErrorEvent"];
+        /**
+         * @description The first event: the passages the answer is built from, before any of its text. Without a
+         *     model provider these are the answer's citations, exactly as the JSON response gives them. With
+         *     a model provider they are every passage given to the model, numbered from 1 in this order: the
+         *     `[n]` markers in the answer text refer to the n-th citation.
+         * @example {
+         *       "event": "citations",
+         *       "data": "{\"citations\":[{\"document_id\":\"9c2f4a1e-3b7d-4e8a-a5c6-2f1b0d9e8c74\",\"document_name\":\"grade-10-science-textbook-part-1.pdf\",\"pages\":[42],\"metadata\":{\"grade\":\"10\",\"subject\":\"Science\"},\"chunk_text\":\"--- PAGE 42 ---\\nPhotosynthesis is the process by which green plants use light energy.\"}],\"has_citations\":true}"
+         *     }
+         */
+        QueryCitationsEvent: {
+            /**
+             * @description The event's name.
+             * @constant
+             */
+            event: "citations";
+            /** @description A JSON text, `QueryCitationsData`. */
+            data: string;
+        };
+        /**
+         * @description The next piece of the answer text, as it is produced: a few tokens at a time from a model
+         *     provider, a sentence at a time from the extractive answerer. Joined in order, the pieces are
+         *     the whole answer, exactly as the JSON response's `answer` would give it.
+         * @example {
+         *       "event": "delta",
+         *       "data": "{\"text\":\"Photosynthesis is the process by which green plants use light energy.\"}"
+         *     }
+         */
+        QueryDeltaEvent: {
+            /**
+             * @description The event's name.
+             * @constant
+             */
+            event: "delta";
+            /** @description A JSON text, `QueryDeltaData`. */
+            data: string;
+        };
+        /**
+         * @description The last event of a complete answer: what the request used, the figures recorded for it and
+         *     summed by `GET /api/v1/dev/usage`.
+         * @example {
+         *       "event": "usage",
+         *       "data": "{\"model\":\"svcai-fast\",\"tokens\":812,\"cost_usd\":0.000146}"
+         *     }
+         */
+        QueryUsageEvent: {
+            /**
+             * @description The event's name.
+             * @constant
+             */
+            event: "usage";
+            /** @description A JSON text, `QueryUsageData`. */
+            data: string;
+        };
+        /**
+         * @description The last event of an answer that failed after the stream had started (its `200` and the
+         *     `citations` event were sent): for example the model provider failed in the middle of the
+         *     answer (what would otherwise be a `502`), or the service failed (`500`). The data has the
+         *     body the same failure has as a JSON response. The request counts once, like any admitted
+         *     request. Failures found before the stream starts (authentication, limits, validation, an
+         *     unknown store, a model outside the plan, attachments, a provider that refuses the request)
+         *     are not events: they are answered with their documented status and JSON body.
+         * @example {
+         *       "event": "error",
+         *       "data": "{\"detail\":\"The model provider failed to answer in time. The request was counted; please retry.\"}"
+         *     }
+         */
+        QueryErrorEvent: {
+            /**
+             * @description The event's name.
+             * @constant
+             */
+            event: "error";
+            /** @description A JSON text, `QueryErrorData`. */
+            data: string;
+        };
+        /**
+         * @description Data of the `citations` event; the fields have the meaning they have in `QueryResponse`.
+         * @example {
+         *       "citations": [],
+         *       "has_citations": false
+         *     }
+         */
+        QueryCitationsData: {
+            /** @description The passages the answer is built from, in rank order; may be empty. */
+            citations: components["schemas"]["Citation"][];
+            /** @description `true` exactly when `citations` is not empty. */
+            has_citations: boolean;
+        };
+        /**
+         * @description Data of the `delta` event.
+         * @example {
+         *       "text": " It takes place in the chloroplasts."
+         *     }
+         */
+        QueryDeltaData: {
+            /** @description The next piece of the answer text, to append to the pieces before it, spaces and line breaks included. */
+            text: string;
+        };
+        /**
+         * @description Data of the `usage` event.
+         * @example {
+         *       "model": "svcai-fast",
+         *       "tokens": 812,
+         *       "cost_usd": 0.000146
+         *     }
+         */
+        QueryUsageData: {
+            /**
+             * @description The public model that answered.
+             * @enum {string}
+             */
+            model: "svcai-fast" | "svcai-thinking";
+            /**
+             * @description Tokens of the request, prompt and answer: reported by the model provider when one
+             *     answered, otherwise counted with a tokenizer (plus the tokens of image attachments).
+             */
+            tokens: number;
+            /** @description The cost of those tokens in USD, from the per-model price table. */
+            cost_usd: number;
+        };
+        /**
+         * @description Data of the `error` event; the body the same failure has as a JSON response.
+         * @example {
+         *       "detail": "The model provider failed to answer in time. The request was counted; please retry."
+         *     }
+         */
+        QueryErrorData: components["schemas"]["Detail"] | components["schemas"]["Error"];
     };
     responses: {
         /**
          * @description The answer, with the citations it was built from (in rank order). `has_citations` is
          *     `true` exactly when `citations` is not empty.
+         *
+         *     **Streaming.** With `Accept: text/event-stream` (preferred over `application/json` by its
+         *     q-value, or alone) the answer comes as Server-Sent Events while it is produced: one
+         *     `citations` event, then `delta` events with the answer text (a few tokens at a time from a
+         *     model provider, a sentence at a time from the extractive answerer), then a final `usage`
+         *     event, or an `error` event when the answer failed after the stream started. The response has
+         *     `Cache-Control: no-cache` and `X-Accel-Buffering: no`, so that proxies pass each event on at
+         *     once, and a comment line (`: keep-alive`) every 15 seconds while no event is due. The request
+         *     counts once, whatever happens to the stream; a client that closes the connection stops the
+         *     answer (and the model provider's work on it). Without that `Accept` the answer is JSON.
+         *
+         *     ```text
+         *     event: citations
+         *     data: {"citations":[{"document_id":"9c2f…","document_name":"grade-10-science.pdf","pages":[42],"metadata":{"subject":"Science"},"chunk_text":"--- PAGE 42 ---\nPhotosynthesis is …"}],"has_citations":true}
+         *
+         *     event: delta
+         *     data: {"text":"Photosynthesis is the process by which green plants make glucose."}
+         *
+         *     event: delta
+         *     data: {"text":" It takes place in the chloroplasts."}
+         *
+         *     event: usage
+         *     data: {"model":"svcai-fast","tokens":812,"cost_usd":0.000146}
+         *     ```
          */
         QueryOk: {
             headers: {
@@ -833,6 +1000,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["QueryResponse"];
+                "text/event-stream": components["schemas"]["QueryEvent"];
             };
         };
         /** @description Usage of the calling key in the current billing period (this request included). */

@@ -18,7 +18,7 @@ function check(condition: boolean, what: string, got: unknown): void {
   if (!condition) throw new Error(`${what}; got ${JSON.stringify(got)}`);
 }
 
-const client = createClient<paths>({ baseUrl, headers: { 'X-API-Key': key } });
+const client = createClient<paths, 'application/json'>({ baseUrl, headers: { 'X-API-Key': key } });
 
 const plans = await client.GET('/api/v1/dev/plans');
 check(plans.data?.current_plan.name === 'Free', 'plans: the current plan is Free', plans.data ?? plans.error);
@@ -48,7 +48,7 @@ const uploaded: QueryResponse | undefined = upload.data;
 check(uploaded?.citations.some((c) => c.document_name === 'notes.txt' && c.document_id === '') === true, 'multipart: the uploaded file is cited', uploaded ?? upload.error);
 check(uploaded!.answer.includes(notes), 'multipart: the answer quotes the uploaded file', uploaded!.answer);
 
-const stranger = createClient<paths>({ baseUrl, headers: { 'X-API-Key': `svc_${'0'.repeat(32)}` } });
+const stranger = createClient<paths, 'application/json'>({ baseUrl, headers: { 'X-API-Key': `svc_${'0'.repeat(32)}` } });
 const refused = await stranger.GET('/api/v1/dev/plans');
 check(refused.response.status === 401 && codeOf(refused.error) === 'authentication_failed', 'a bad key: 401 authentication_failed', refused.error);
 

@@ -50,7 +50,15 @@ export function testServices(overrides: Partial<Services> = {}, env: NodeJS.Proc
  * test is closed after the test file, also when starting fails half-way.
  */
 export async function startServer(
-  options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean; services?: Services; databaseUrl?: string; authFailuresPerMinute?: number } = {},
+  options: {
+    clock?: Clock;
+    environment?: 'live' | 'test';
+    trustProxy?: boolean;
+    services?: Services;
+    databaseUrl?: string;
+    authFailuresPerMinute?: number;
+    streamHeartbeatMs?: number;
+  } = {},
 ): Promise<TestServer> {
   const services = options.services ?? testServices();
   let orm: Orm | undefined;
@@ -77,6 +85,7 @@ export async function startServer(
       auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live', failuresPerMinute: options.authFailuresPerMinute ?? 60 },
       trustProxy: options.trustProxy ?? false,
       services,
+      streamHeartbeatMs: options.streamHeartbeatMs ?? loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET }).STREAM_HEARTBEAT_MS,
     });
     server = await listen(createHttpServer(app, log), 0, '127.0.0.1');
     const { port } = server.address() as AddressInfo;
