@@ -28,5 +28,9 @@ export async function answerInShape(
     })),
     has_citations: result.citations.length > 0,
   };
-  return { body: response, usage: { model: result.model, tokens: result.tokens, costUsd: result.costUsd } };
+  return {
+    body: response,
+    usage: { model: result.model, tokens: result.tokens, costUsd: result.costUsd },
+    headers: { 'X-Retrieval-Mode': result.retrievalMode },
+  };
 }

@@ -33,6 +33,8 @@ export interface HandlerOutput<K extends OperationId> {
   body: OkOf<operations[K]>;
   /** Model and token use of the request, for the usage figures. */
   usage?: { model?: string; tokens?: number; costUsd?: number };
+  /** Response headers the contract declares for the operation's answer. */
+  headers?: Record<string, string>;
 }
 
 export type Handler<K extends OperationId> = (input: HandlerInput<K>) => Promise<HandlerOutput<K>>;

@@ -138,6 +138,7 @@ function bind(handler: Handler<OperationId>, deps: ApiDeps) {
       services: deps.services,
     });
     ctx.state.usage = result.usage;
+    if (result.headers) ctx.set(result.headers);
     ctx.status = 200;
     ctx.body = result.body;
   };

@@ -35,7 +35,7 @@ describe('retrieval quality on the sample curriculum', () => {
     const misses: string[] = [];
     const byLanguage: Record<string, { hit: number; total: number }> = {};
     for (const q of questions) {
-      const hits = await retrieve(services.index, null, { store: STORE, question: q.question, filters: q.filters ?? {}, limit: 5 });
+      const { hits } = await retrieve(services.index, null, { store: STORE, question: q.question, filters: q.filters ?? {}, limit: 5 });
       const found = hits.some((h) => h.chunk.documentName === q.expect.name && h.chunk.pages.includes(q.expect.page));
       const tally = (byLanguage[q.language] ??= { hit: 0, total: 0 });
       tally.total++;

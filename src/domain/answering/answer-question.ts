@@ -6,9 +6,10 @@ import { ForbiddenError } from '../errors.js';
 import type { HeavyWork } from '../ports/heavy-work.js';
 import type { Principal } from '../keys/principal.js';
 import type { Model } from '../../generated/contract-values.js';
+import type { Embedder } from '../ports/embedder.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MetadataFilters, SearchIndex } from '../ports/search-index.js';
-import { retrieve } from '../retrieval/retrieve.js';
+import { retrieve, type RetrievalMode } from '../retrieval/retrieve.js';
 import { DEFAULT_STORE, readableStore } from '../stores/stores.js';
 import { costUsd, countTokensOf } from './cost.js';
 import { extractiveAnswer } from './extractive.js';
@@ -17,8 +18,10 @@ import { fromAttachment, fromHit, type Passage } from './passage.js';
 
 export interface AnsweringServices {
   index: SearchIndex;
-  /** null: no provider configured; answers are extractive and retrieval is BM25 only */
+  /** null: no provider configured; answers are extractive */
   provider: ModelProvider | null;
+  /** null: no embeddings endpoint configured; retrieval is BM25 only */
+  embedder: Embedder | null;
   prices: PriceTable;
   topK: number;
   /** runs the CPU-heavy steps (token counting here) off the event loop */
@@ -47,6 +50,7 @@ export interface AnswerData {
   model: Model;
   tokens: number;
   costUsd: number;
+  retrievalMode: RetrievalMode;
 }
 
 /** The model to use: the requested one if the plan allows it, else the plan's first. */
@@ -80,7 +84,7 @@ export async function answerQuestion(em: EntityManager, services: AnsweringServi
 
   // attached text steers the search as well as joining the context
   const steering = texts.map((t) => t.pages.map((p) => p.text).join(' ').slice(0, STEERING_CHARS)).join(' ');
-  const hits = await retrieve(services.index, services.provider?.embedder ?? null, {
+  const { hits, mode: retrievalMode } = await retrieve(services.index, services.embedder, {
     store: store.id,
     question: `${question.text} ${steering}`.trim(),
     filters: question.filters ?? {},
@@ -112,5 +116,6 @@ export async function answerQuestion(em: EntityManager, services: AnsweringServi
     model,
     tokens: promptTokens + completionTokens,
     costUsd: costUsd(services.prices, model, promptTokens, completionTokens),
+    retrievalMode,
   };
 }

@@ -13,12 +13,6 @@ export interface Completion {
 /** What the service needs from a language-model provider. */
 export interface ModelProvider {
   complete(model: Model, messages: ChatMessage[]): Promise<Completion>;
-  /** Embeddings for hybrid retrieval, or null when embeddings are turned off. */
-  readonly embedder: Embedder | null;
   /** Whether the configured models read image inputs. */
   readonly acceptsImages: boolean;
-}
-
-export interface Embedder {
-  embed(texts: string[]): Promise<number[][]>;
 }

@@ -16,12 +16,19 @@ export function messageText(content: ChatRequest['messages'][number]['content'])
   return typeof content === 'string' ? content : content.filter((p) => p.type === 'text').map((p) => p.text ?? '').join(' ');
 }
 
+export interface EmbeddingRequest {
+  model: string;
+  input: string[];
+  /** what the caller embeds the texts as (e5 servers prefix "query: " or "passage: ") */
+  inputType?: string;
+}
+
 export type ChatBehaviour = (request: ChatRequest) => { text: string; status?: number; delayMs?: number };
 
 export interface FakeOpenAi {
   url: string;
   chatRequests: ChatRequest[];
-  embeddingRequests: { model: string; input: string[] }[];
+  embeddingRequests: EmbeddingRequest[];
   setChat(behaviour: ChatBehaviour): void;
   close(): Promise<void>;
 }
@@ -60,7 +67,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const chatRequests: ChatRequest[] = [];
-  const embeddingRequests: { model: string; input: string[] }[] = [];
+  const embeddingRequests: EmbeddingRequest[] = [];
   let behaviour: ChatBehaviour = () => ({ text: 'According to the passages [1].' });
 
   const server: Server = createServer((req, res) => {
@@ -87,7 +94,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       }
       if (req.method === 'POST' && req.url === '/v1/embeddings') {
         const input = (Array.isArray(body.input) ? body.input : [body.input]) as string[];
-        embeddingRequests.push({ model: String(body.model), input });
+        embeddingRequests.push({ model: String(body.model), input, inputType: typeof body.input_type === 'string' ? body.input_type : undefined });
         const asBase64 = body.encoding_format === 'base64';
         return send(res, 200, {
           object: 'list',

@@ -33,9 +33,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Services as the environment configures them (the test Weaviate, no model provider unless given); their client is closed after the test file at the latest. */
+/**
+ * Services as the environment configures them (the test Weaviate; no model provider and no
+ * embeddings unless given, so that tests which do not compare retrievals ingest without waiting
+ * for vectors); their client is closed after the test file at the latest.
+ */
 export function testServices(overrides: Partial<Services> = {}, env: NodeJS.ProcessEnv = {}): Services {
-  const config = loadConfig({ ...process.env, OPENAI_API_KEY: undefined, KEY_HASH_SECRET: HASH_SECRET, ...env });
+  const config = loadConfig({ ...process.env, OPENAI_API_KEY: undefined, EMBEDDINGS_BASE_URL: undefined, KEY_HASH_SECRET: HASH_SECRET, ...env });
   const services = { ...createServices(config), ...overrides };
   onCleanup(async () => {
     await services.index.close();
