@@ -2,8 +2,7 @@ import type { Config } from './config.js';
 import type { AnsweringServices } from './domain/answering/answer-question.js';
 import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
-import type { Logger } from 'pino';
-import { OpenAiEmbedder } from './providers/openai-embedder.js';
+import { OpenAiEmbedder, type AvailabilityLog } from './providers/openai-embedder.js';
 import { OpenAiProvider } from './providers/openai-provider.js';
 import { WeaviateSearchIndex } from './search-index/weaviate.js';
 import { WorkerPool } from './worker-pool/pool.js';
@@ -18,7 +17,7 @@ export interface Services extends AnsweringServices {
 }
 
 /** `log` hears when the embeddings endpoint fails and returns (the service's logger; commands report on their own). */
-export function createServices(config: Config, log?: Logger): Services {
+export function createServices(config: Config, log?: AvailabilityLog): Services {
   return {
     index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
     provider: config.OPENAI_API_KEY

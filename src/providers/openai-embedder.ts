@@ -12,7 +12,13 @@ export interface EmbedderSettings {
   /** longest wait for a question's vector before the query goes on with keywords alone */
   queryTimeoutMs: number;
   /** where availability changes are reported (the service's logger) */
-  log?: { warn(details: object, message: string): void; info(details: object, message: string): void };
+  log?: AvailabilityLog;
+}
+
+/** The part of a logger the embedder reports to (pino's Logger is one). */
+export interface AvailabilityLog {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
 }
 
 // small batches: the local server embeds one batch at a time, and a question waits behind it
