@@ -26,7 +26,7 @@ if (values.help) {
   process.exit(0);
 }
 if (positionals.length) usageError('reindex', USAGE, `unexpected argument '${positionals[0]}'`);
-if (values.all === Boolean(values.store?.length)) usageError('reindex', USAGE, 'give --store (one or more) or --all');
+if (Boolean(values.all) === Boolean(values.store?.length)) usageError('reindex', USAGE, 'give --store (one or more) or --all');
 
 const config = configOrExit();
 const services = createServices(config);
