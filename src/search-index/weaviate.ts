@@ -128,11 +128,6 @@ export class WeaviateSearchIndex implements SearchIndex {
     });
   }
 
-  async countChunks(store: string): Promise<number> {
-    if (!(await this.hasTenant(store))) return 0;
-    return this.use(async (collection) => (await collection.withTenant(store).aggregate.overAll()).totalCount);
-  }
-
   /**
    * Runs `work` on the collection: an unreachable index becomes DependencyUnavailableError (503),
    * any other failure of the index UpstreamError (502), so no index error reaches callers raw.

@@ -75,6 +75,4 @@ export interface SearchIndex {
   unembeddedChunks(store: string): AsyncIterable<UnembeddedChunk>;
   /** Gives stored chunks their vectors. */
   addVectors(store: string, vectors: { id: string; vector: number[] }[]): Promise<void>;
-  /** How many chunks the store holds, for progress reports. */
-  countChunks(store: string): Promise<number>;
 }
