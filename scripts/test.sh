@@ -24,6 +24,7 @@ npm run --silent test:unit
 # the test services use their own ports and a data folder made fresh for every run
 export DATA_DIR="$REPO_DIR/.data/test" PG_PORT="${TEST_PG_PORT:-54339}"
 export WEAVIATE_HTTP_PORT="${TEST_WEAVIATE_HTTP_PORT:-18090}" WEAVIATE_GRPC_PORT="${TEST_WEAVIATE_GRPC_PORT:-15061}"
+export EMBEDDINGS_PORT="${TEST_EMBEDDINGS_PORT:-18101}"
 source "$REPO_DIR/scripts/lib/services.sh"
 start_fresh_services
 

@@ -30,7 +30,9 @@ async function main(): Promise<void> {
     await orm.close();
     process.exit(1);
   }
-  const services = createServices(config);
+  const services = createServices(config, log);
+  if (services.embedder) log.info({ embeddings: config.EMBEDDINGS_BASE_URL, model: config.EMBEDDINGS_MODEL }, 'retrieval: hybrid (BM25 and vectors)');
+  else log.warn('retrieval: BM25 only, EMBEDDINGS_BASE_URL is not set');
   const inFlight = new InFlightRequests();
   const auth = { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE };
   const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight, streamHeartbeatMs: config.STREAM_HEARTBEAT_MS });

@@ -29,6 +29,16 @@ start_services() {
   else
     bash "$REPO_DIR/scripts/weaviate.sh" start
   fi
+  # the embeddings server for hybrid retrieval, local unless EMBEDDINGS_BASE_URL names another
+  if [ -z "${EMBEDDINGS_BASE_URL:-}" ]; then
+    export EMBEDDINGS_PORT="${EMBEDDINGS_PORT:-18100}"
+    bash "$REPO_DIR/scripts/embeddings.sh" start
+    EMBEDDINGS_BASE_URL="$(bash "$REPO_DIR/scripts/embeddings.sh" url)"
+    export EMBEDDINGS_BASE_URL
+    LOCAL_EMBEDDINGS=1
+  else
+    bash "$REPO_DIR/scripts/embeddings.sh" start
+  fi
   ensure_key_secret
   node "$REPO_DIR/dist/scripts/migrate.js"
 }
@@ -45,6 +55,9 @@ start_fresh_services() {
 # Stops the local servers (and only those): the URLs exported for the service must not make the
 # scripts take our own servers for external ones.
 stop_services() {
+  if [ -n "${LOCAL_EMBEDDINGS:-}" ] || [ -z "${EMBEDDINGS_BASE_URL:-}" ]; then
+    EMBEDDINGS_BASE_URL='' bash "$REPO_DIR/scripts/embeddings.sh" stop || true
+  fi
   if [ -n "${LOCAL_WEAVIATE:-}" ] || [ -z "${WEAVIATE_URL:-}" ]; then
     WEAVIATE_URL='' bash "$REPO_DIR/scripts/weaviate.sh" stop || true
   fi

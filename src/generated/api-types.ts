@@ -996,6 +996,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Retrieval-Mode": components["headers"]["X-Retrieval-Mode"];
                 [name: string]: unknown;
             };
             content: {
@@ -1341,6 +1342,16 @@ export interface components {
          * @example 12
          */
         "Retry-After": number;
+        /**
+         * @description How the passages behind this answer were found. `hybrid`: keyword (BM25) and meaning
+         *     (vector embeddings of the question and the passages) together, the normal case. `bm25`:
+         *     keywords only, because the service's embeddings endpoint is unavailable at the moment (or
+         *     not configured); the answer is still built from the store, but questions worded unlike
+         *     their passages may find less. The service returns to `hybrid` by itself when the endpoint
+         *     is back; nothing needs to be retried.
+         * @example hybrid
+         */
+        "X-Retrieval-Mode": "hybrid" | "bm25";
         /**
          * @description The calling key's per-minute request limit, present whenever the key's plan is known:
          *     absent when the failure prevented authentication (for example the database is

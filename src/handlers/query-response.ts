@@ -29,7 +29,11 @@ export async function answerInShape(
   if (input.eventStream) return { events: eventsOf(streamAnswer(em, services, principal, question, input.signal)) };
   const result = await answerQuestion(em, services, principal, question);
   const citations = result.citations.map(toCitation);
-  return { body: { answer: result.answer, citations, has_citations: citations.length > 0 }, usage: toUsage(result) };
+  return {
+    body: { answer: result.answer, citations, has_citations: citations.length > 0 },
+    usage: toUsage(result),
+    headers: { 'X-Retrieval-Mode': result.retrievalMode },
+  };
 }
 
 async function* eventsOf(answer: ReturnType<typeof streamAnswer>): AsyncGenerator<QueryEvent, RequestUsage, undefined> {
@@ -38,7 +42,7 @@ async function* eventsOf(answer: ReturnType<typeof streamAnswer>): AsyncGenerato
     const part = step.value;
     if (part.type === 'citations') {
       const citations = part.citations.map(toCitation);
-      yield { event: 'citations', data: { citations, has_citations: citations.length > 0 } };
+      yield { event: 'citations', data: { citations, has_citations: citations.length > 0 }, headers: { 'X-Retrieval-Mode': part.retrievalMode } };
     } else yield { event: 'delta', data: { text: part.text } };
   }
   const usage = step.value;

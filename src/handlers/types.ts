@@ -47,10 +47,13 @@ export interface RequestUsage {
 export interface ServerSentEvent<K extends OperationId> {
   event: EventNameOf<operations[K]>;
   data: unknown;
+  /** Response headers the contract declares for the answer: honoured on the first event, which precedes them on the wire. */
+  headers?: Record<string, string>;
 }
 
 export type HandlerOutput<K extends OperationId> =
-  | { body: OkOf<operations[K]>; usage?: RequestUsage }
+  /** `headers`: response headers the contract declares for the operation's answer */
+  | { body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string> }
   /** The answer as events while it is produced; the request's usage is returned at their end. */
   | { events: AsyncGenerator<ServerSentEvent<K>, RequestUsage, undefined> };
 

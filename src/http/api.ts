@@ -154,6 +154,7 @@ function bind(handler: Handler<OperationId>, deps: ApiDeps) {
     });
     if ('events' in result) return sendEventStream(ctx, result.events, { heartbeatMs: deps.streamHeartbeatMs, signal: closed.signal });
     ctx.state.usage = result.usage;
+    if (result.headers) ctx.set(result.headers);
     ctx.status = 200;
     ctx.body = result.body;
   };

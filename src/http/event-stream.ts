@@ -41,10 +41,11 @@ function send(res: ServerResponse, text: string): Promise<void> {
  */
 export async function sendEventStream(
   ctx: Ctx,
-  events: AsyncGenerator<{ event: string; data: unknown }, AppState['usage'], undefined>,
+  events: AsyncGenerator<{ event: string; data: unknown; headers?: Record<string, string> }, AppState['usage'], undefined>,
   { heartbeatMs, signal }: EventStreamOptions,
 ): Promise<void> {
   let step = await events.next();
+  if (!step.done && step.value.headers) ctx.set(step.value.headers);
   ctx.status = 200;
   ctx.type = 'text/event-stream';
   ctx.set('Cache-Control', 'no-cache');

@@ -2,33 +2,26 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { Stream } from 'openai/streaming';
 import { UpstreamError } from '../domain/errors.js';
-import type { ChatMessage, Completion, CompletionStream, Embedder, ModelProvider } from '../domain/ports/model-provider.js';
+import type { ChatMessage, Completion, CompletionStream, ModelProvider } from '../domain/ports/model-provider.js';
 import type { Model } from '../generated/contract-values.js';
 
 export interface OpenAiSettings {
   apiKey: string;
   baseUrl?: string;
   models: Record<Model, string>;
-  /** null turns embeddings (and so hybrid retrieval) off */
-  embeddingModel: string | null;
   timeoutMs: number;
   /** the configured models read image inputs */
   acceptsImages: boolean;
 }
 
-const EMBED_BATCH = 64;
-
 /** Any OpenAI-compatible server, through the official SDK; every failure becomes UpstreamError. */
 export class OpenAiProvider implements ModelProvider {
   private readonly client: OpenAI;
-  readonly embedder: Embedder | null;
   readonly acceptsImages: boolean;
 
   constructor(private readonly settings: OpenAiSettings) {
     this.acceptsImages = settings.acceptsImages;
     this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, timeout: settings.timeoutMs, maxRetries: 1 });
-    const embeddingModel = settings.embeddingModel;
-    this.embedder = embeddingModel ? { embed: (texts) => this.embed(embeddingModel, texts) } : null;
   }
 
   async complete(model: Model, messages: ChatMessage[]): Promise<Completion> {
@@ -57,19 +50,6 @@ export class OpenAiProvider implements ModelProvider {
     return readStream(chunks, signal);
   }
 
-  private async embed(model: string, texts: string[]): Promise<number[][]> {
-    const vectors: number[][] = [];
-    try {
-      for (let start = 0; start < texts.length; start += EMBED_BATCH) {
-        const response = await this.client.embeddings.create({ model, input: texts.slice(start, start + EMBED_BATCH), encoding_format: 'float' });
-        for (const item of [...response.data].sort((a, b) => a.index - b.index)) vectors.push(item.embedding);
-      }
-    } catch (error) {
-      throw new UpstreamError('model provider', { cause: error });
-    }
-    if (vectors.length !== texts.length) throw new UpstreamError('model provider', { cause: new Error('embedding count mismatch') });
-    return vectors;
-  }
 }
 
 /** The caller's own abort stays what it is; anything else is the provider's failure. */

@@ -6,9 +6,10 @@ import { ForbiddenError } from '../errors.js';
 import type { HeavyWork } from '../ports/heavy-work.js';
 import type { Principal } from '../keys/principal.js';
 import type { Model } from '../../generated/contract-values.js';
+import type { Embedder } from '../ports/embedder.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MetadataFilters, SearchIndex } from '../ports/search-index.js';
-import { retrieve } from '../retrieval/retrieve.js';
+import { retrieve, type RetrievalMode } from '../retrieval/retrieve.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { DEFAULT_STORE, readableStore } from '../stores/stores.js';
 import { costUsd, countTokensOf } from './cost.js';
@@ -18,8 +19,10 @@ import { fromAttachment, fromHit, type Passage } from './passage.js';
 
 export interface AnsweringServices {
   index: SearchIndex;
-  /** null: no provider configured; answers are extractive and retrieval is BM25 only */
+  /** null: no provider configured; answers are extractive */
   provider: ModelProvider | null;
+  /** null: no embeddings endpoint configured; retrieval is BM25 only */
+  embedder: Embedder | null;
   prices: PriceTable;
   topK: number;
   /** runs the CPU-heavy steps (token counting here) off the event loop */
@@ -47,6 +50,7 @@ export interface AnswerUsage {
   model: Model;
   tokens: number;
   costUsd: number;
+  retrievalMode: RetrievalMode;
 }
 
 export interface AnswerData extends AnswerUsage {
@@ -83,6 +87,7 @@ interface Material {
   images: ImageAttachment[];
   /** the images the provider reads (none without an image-capable provider) */
   readImages: ImageAttachment[];
+  retrievalMode: RetrievalMode;
 }
 
 async function gather(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<Material> {
@@ -94,14 +99,14 @@ async function gather(em: EntityManager, services: AnsweringServices, principal:
 
   // attached text steers the search as well as joining the context
   const steering = texts.map((t) => t.pages.map((p) => p.text).join(' ').slice(0, STEERING_CHARS)).join(' ');
-  const hits = await retrieve(services.index, services.provider?.embedder ?? null, {
+  const { hits, mode: retrievalMode } = await retrieve(services.index, services.embedder, {
     store: store.id,
     question: `${question.text} ${steering}`.trim(),
     filters: question.filters ?? {},
     limit: services.topK,
   });
   const passages = [...texts.flatMap(fromAttachment), ...hits.map(fromHit)];
-  return { model, passages, images, readImages: services.provider?.acceptsImages ? images : [] };
+  return { model, passages, images, readImages: services.provider?.acceptsImages ? images : [], retrievalMode };
 }
 
 /** The drafted answer and its token counts: provider-reported, else counted as a model would have read and written. */
@@ -120,9 +125,9 @@ function unreadNote({ images, readImages }: Material): string {
   return unread.length ? `\n\n${unreadImagesNote(unread)}` : '';
 }
 
-function usageOf(services: AnsweringServices, { model, images }: Material, promptTokens: number, completionTokens: number): AnswerUsage {
+function usageOf(services: AnsweringServices, { model, images, retrievalMode }: Material, promptTokens: number, completionTokens: number): AnswerUsage {
   const prompt = promptTokens + images.reduce((sum, i) => sum + i.tokens, 0);
-  return { model, tokens: prompt + completionTokens, costUsd: costUsd(services.prices, model, prompt, completionTokens) };
+  return { model, tokens: prompt + completionTokens, costUsd: costUsd(services.prices, model, prompt, completionTokens), retrievalMode };
 }
 
 export async function answerQuestion(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<AnswerData> {
@@ -135,7 +140,7 @@ export async function answerQuestion(em: EntityManager, services: AnsweringServi
   };
 }
 
-export type AnswerEvent = { type: 'citations'; citations: CitationData[] } | { type: 'text'; text: string };
+export type AnswerEvent = { type: 'citations'; citations: CitationData[]; retrievalMode: RetrievalMode } | { type: 'text'; text: string };
 
 /**
  * The answer of answerQuestion, as it is produced: its citations first, then its text in pieces
@@ -158,13 +163,13 @@ export async function* streamAnswer(
   let completionTokens: number;
   if (services.provider && canGenerate(passages, readImages)) {
     const completion = await services.provider.stream(model, promptFor(question.text, passages, readImages), signal);
-    yield { type: 'citations', citations: passages.map(citation) };
+    yield { type: 'citations', citations: passages.map(citation), retrievalMode: material.retrievalMode };
     let step = await completion.next();
     for (; !step.done; step = await completion.next()) yield { type: 'text', text: step.value };
     ({ promptTokens, completionTokens } = step.value);
   } else {
     const drafted = await draft(services, principal, question, material);
-    yield { type: 'citations', citations: drafted.used.map((i) => citation(passages[i]!)) };
+    yield { type: 'citations', citations: drafted.used.map((i) => citation(passages[i]!)), retrievalMode: material.retrievalMode };
     for (const piece of sentencePieces(drafted.answer)) yield { type: 'text', text: piece };
     ({ promptTokens, completionTokens } = drafted);
   }

@@ -22,12 +22,6 @@ export interface ModelProvider {
    * (the caller went away) stops the provider's work; the call then fails with the signal's reason.
    */
   stream(model: Model, messages: ChatMessage[], signal: AbortSignal): Promise<CompletionStream>;
-  /** Embeddings for hybrid retrieval, or null when embeddings are turned off. */
-  readonly embedder: Embedder | null;
   /** Whether the configured models read image inputs. */
   readonly acceptsImages: boolean;
-}
-
-export interface Embedder {
-  embed(texts: string[]): Promise<number[][]>;
 }

@@ -19,6 +19,13 @@ export function messageText(content: ChatRequest['messages'][number]['content'])
   return typeof content === 'string' ? content : content.filter((p) => p.type === 'text').map((p) => p.text ?? '').join(' ');
 }
 
+export interface EmbeddingRequest {
+  model: string;
+  input: string[];
+  /** what the caller embeds the texts as (e5 servers prefix "query: " or "passage: ") */
+  inputType?: string;
+}
+
 export interface ChatReply {
   text: string;
   /** an error status instead of the answer, before anything is streamed */
@@ -48,7 +55,7 @@ export interface FakeOpenAi {
   url: string;
   chatRequests: ChatRequest[];
   streams: StreamRecord[];
-  embeddingRequests: { model: string; input: string[] }[];
+  embeddingRequests: EmbeddingRequest[];
   setChat(behaviour: ChatBehaviour): void;
   close(): Promise<void>;
 }
@@ -121,7 +128,7 @@ async function stream(res: ServerResponse, request: ChatRequest, reply: ChatRepl
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const chatRequests: ChatRequest[] = [];
   const streams: StreamRecord[] = [];
-  const embeddingRequests: { model: string; input: string[] }[] = [];
+  const embeddingRequests: EmbeddingRequest[] = [];
   let behaviour: ChatBehaviour = () => ({ text: 'According to the passages [1].' });
 
   const server: Server = createServer((req, res) => {
@@ -152,7 +159,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       }
       if (req.method === 'POST' && req.url === '/v1/embeddings') {
         const input = (Array.isArray(body.input) ? body.input : [body.input]) as string[];
-        embeddingRequests.push({ model: String(body.model), input });
+        embeddingRequests.push({ model: String(body.model), input, inputType: typeof body.input_type === 'string' ? body.input_type : undefined });
         const asBase64 = body.encoding_format === 'base64';
         return send(res, 200, {
           object: 'list',
