@@ -21,7 +21,9 @@ import { callLoad, httpLoad, type Measure } from './load.js';
 import { freePort } from '../scripts/lib/free-port.js';
 import { peakRss, spawnChild, stopAll, type Child } from './processes.js';
 import { latencyChart, markdown, measuredRow, targets, textTable, type Row } from './report.js';
-import { connectDirect, directBm25, rawImport, readChunks } from './weaviate-direct.js';
+import { createServices } from '../src/services.js';
+import { cachedPassageVectors } from './vectors.js';
+import { connectDirect, directBm25, directHybrid, rawImport, readChunks } from './weaviate-direct.js';
 
 const USAGE = `usage: npm run bench [-- --smoke] [-- --seconds N]
   --smoke      a few seconds a scenario, the smallest corpus and a short PDF: checks that the benchmark works
@@ -38,6 +40,10 @@ const smoke = values.smoke;
 const seconds = Number(values.seconds ?? (smoke ? 2 : 10));
 if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--seconds must be a positive number, not ${values.seconds}`);
 const CORPORA = smoke ? [1_000] : [1_000, 10_000, 100_000];
+// hybrid needs every chunk embedded: the local embeddings server on one thread takes from 0.3 to
+// over 1 s a chunk on a loaded 2-core machine, so only the smallest corpus is embedded, in full
+// runs only (once, then cached; README "Performance")
+const HYBRID_CORPORA = smoke ? [] : [1_000];
 const PDF_PAGES = smoke ? 20 : 200;
 const KEYS = 10;
 const TOP_K = 5;
@@ -112,11 +118,12 @@ async function startReference(mode: 'ceiling' | 'floor'): Promise<{ child: Child
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-async function startService(): Promise<{ child: Child; url: string }> {
+async function startService(env: NodeJS.ProcessEnv): Promise<{ child: Child; url: string }> {
   const port = await freePort();
   // the access log goes to a file, as a deployed service's would
   const logFile = openSync(join(workDir, 'service.log'), 'a');
-  const child = spawnChild('the service', ['dist/src/main.js'], { ...process.env, PORT: String(port), OPENAI_API_KEY: '' }, logFile);
+  const settings = { ...process.env, PORT: String(port), DOCS_PORT: String(await freePort()), OPENAI_API_KEY: '', ...env };
+  const child = spawnChild('the service', ['dist/src/main.js'], settings, logFile);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + STARTUP_MS;
   for (;;) {
@@ -131,18 +138,24 @@ async function startService(): Promise<{ child: Child; url: string }> {
   }
 }
 
-/** Writes `size` generated chunks into the store through the service's index adapter. */
-async function buildCorpus(index: WeaviateSearchIndex, store: string, size: number): Promise<void> {
+/** Writes `size` generated chunks into the store through the service's index adapter, with their vectors when given. */
+async function buildCorpus(index: WeaviateSearchIndex, store: string, size: number, vectors?: number[][]): Promise<void> {
   const start = performance.now();
   for (let from = 0; from < size; from += WRITE_BATCH) {
     const records = Array.from({ length: Math.min(WRITE_BATCH, size - from) }, (_, i) => chunk(from + i));
-    await index.writeChunks(store, records);
+    await index.writeChunks(store, records, vectors?.slice(from, from + WRITE_BATCH));
     if ((from + WRITE_BATCH) % 20_000 === 0) log(`  ${from + WRITE_BATCH} of ${size} chunks written`);
   }
   log(`corpus of ${size} chunks written in ${((performance.now() - start) / 1000).toFixed(0)} s`);
 }
 
-async function queryScenarios(service: { child: Child; url: string }, direct: WeaviateClient, keys: string[], store: string, size: number): Promise<void> {
+interface Hybrid {
+  service: { child: Child; url: string };
+  /** the questions' embeddings, in questions() order */
+  vectors: number[][];
+}
+
+async function queryScenarios(service: { child: Child; url: string }, direct: WeaviateClient, keys: string[], store: string, size: number, hybrid: Hybrid | null): Promise<void> {
   const asked = questions();
   const bodies = (filtered: boolean) => asked.map((q) => JSON.stringify({ query: q.question, store_id: store, ...(filtered ? { filters: filtersFor(q) } : {}) }));
   const analysed = asked.map((q) => `${analysedText(q.question)} ${stemText(q.question)}`.trim());
@@ -161,7 +174,24 @@ async function queryScenarios(service: { child: Child; url: string }, direct: We
         }),
       );
     }
-    rows.push({ scenario: scenarioName.replace('BM25', 'hybrid'), system: 'service and direct', connections: null, unit: 'req/s', throughput: null, peakRssMb: null, note: 'not measured: no embeddings endpoint' });
+    const hybridName = scenarioName.replace('BM25', 'hybrid');
+    if (!hybrid) {
+      const why = smoke ? 'not measured in a smoke run: embedding the corpus takes minutes' : 'not measured: embedding this corpus would take hours here';
+      rows.push({ scenario: hybridName, system: 'service and direct', connections: null, unit: 'req/s', throughput: null, peakRssMb: null, note: why });
+      continue;
+    }
+    for (const connections of [1, 16]) {
+      const base = { scenario: hybridName, connections, corpus: size, filtered };
+      await scenario({ ...base, system: 'service' }, hybrid.service.child.pid, [hybrid.service.child], () =>
+        httpLoad({ url: `${hybrid.service.url}/api/v1/dev/query`, method: 'POST', bodies: texts, connections, seconds, keys }),
+      );
+      await scenario({ ...base, system: 'direct Weaviate (weaviate-client)' }, weaviatePid, [], () =>
+        callLoad(connections, seconds, (i) => {
+          const n = i % asked.length;
+          return directHybrid(direct, store, analysed[n]!, hybrid.vectors[n]!, filtered ? filtersFor(asked[n]!) : {}, TOP_K);
+        }),
+      );
+    }
   }
 }
 
@@ -171,7 +201,8 @@ async function ingestion(direct: WeaviateClient, accountId: string, servers: Chi
   writeFileSync(pagesFile, JSON.stringify(pdfPages(PDF_PAGES)));
   execFileSync(process.execPath, ['bench/render-pdf.mjs', pagesFile, pdf], { stdio: 'inherit' });
   const store = 'bench-ingest';
-  const child = spawnChild('the ingestion', ['dist/bench/ingest-document.js', pdf, store, accountId], process.env);
+  // without embeddings, like the raw import it is compared with (the embedding rate is logged when a corpus is embedded)
+  const child = spawnChild('the ingestion', ['dist/bench/ingest-document.js', pdf, store, accountId], { ...process.env, EMBEDDINGS_BASE_URL: '' });
   const rss = peakRss(child.pid);
   const line = await child.line(/^\{"seconds"/, 10 * STARTUP_MS);
   const peak = rss.stop();
@@ -195,7 +226,12 @@ async function run(orm: Orm): Promise<void> {
   try {
     const ceiling = await startReference('ceiling');
     const floor = await startReference('floor');
-    const service = await startService();
+    // BM25 rows come from a service without embeddings; hybrid rows from one with them (the test embeddings server)
+    const service = await startService({ EMBEDDINGS_BASE_URL: '' });
+    const hybridService = await startService({});
+    const embedder = createServices(config).embedder;
+    if (!embedder) throw new Error('EMBEDDINGS_BASE_URL is not set: bench/bench.sh starts the embeddings server');
+    const questionVectors = await embedder.embed(questions().map((q) => q.question), 'query');
     for (const connections of [1, 10]) {
       await scenario({ scenario: 'light call', system: 'ceiling: bare Koa', connections }, ceiling.child.pid, [ceiling.child], () =>
         httpLoad({ url: `${ceiling.url}/`, connections, seconds, keys }),
@@ -214,11 +250,15 @@ async function run(orm: Orm): Promise<void> {
     for (const size of CORPORA) {
       const store = `bench-${size}`;
       await ensureStore(orm.em.fork(), store, { owner: accountId });
-      await buildCorpus(index, store, size);
-      await queryScenarios(service, direct, keys, store, size);
+      const hybrid = HYBRID_CORPORA.includes(size);
+      const texts = hybrid ? Array.from({ length: size }, (_, i) => chunk(i).chunkText) : [];
+      const vectors = hybrid ? await cachedPassageVectors(embedder, config.EMBEDDINGS_MODEL, texts, process.env.CACHE_DIR ?? '.cache', log) : undefined;
+      await buildCorpus(index, store, size, vectors);
+      await queryScenarios(service, direct, keys, store, size, hybrid ? { service: hybridService, vectors: questionVectors } : null);
     }
     await ingestion(direct, accountId, [service.child]);
     await service.child.stop();
+    await hybridService.child.stop();
   } finally {
     await stopAll();
     await index.close();

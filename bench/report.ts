@@ -68,9 +68,9 @@ export function markdown(rows: Row[], about: string[]): string {
 const COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
-/** A line chart of query p50 against corpus size (log scale), one line per system, filter and connection count. */
+/** A line chart of BM25 query p50 against corpus size (log scale), one line per system, filter and connection count (hybrid is measured on one size only). */
 export function latencyChart(rows: Row[]): string {
-  const query = rows.filter((r) => r.corpus !== undefined && r.p50 !== undefined);
+  const query = rows.filter((r) => r.corpus !== undefined && r.p50 !== undefined && r.scenario.startsWith('query BM25'));
   const sizes = [...new Set(query.map((r) => r.corpus!))].sort((a, b) => a - b);
   const series = new Map<string, Row[]>();
   for (const row of query) {
@@ -124,7 +124,7 @@ export function targets(rows: Row[]): string[] {
   }
   const queries = rows.filter((r) => r.corpus !== undefined && !r.note);
   for (const ours of queries.filter((r) => r.system === 'service')) {
-    const direct = queries.find((r) => r !== ours && r.corpus === ours.corpus && r.filtered === ours.filtered && r.connections === ours.connections);
+    const direct = queries.find((r) => r !== ours && r.scenario === ours.scenario && r.connections === ours.connections);
     if (!direct) continue;
     const limit = ours.connections === 1 ? 1.5 * direct.p50! + 3 : 2 * direct.p50!;
     const rule = ours.connections === 1 ? '1.5 x direct + 3 ms' : '2 x direct';

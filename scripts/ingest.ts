@@ -15,7 +15,7 @@ import { configOrExit } from '../src/config.js';
 import { connect } from '../src/db/orm.js';
 import { Document } from '../src/db/entities.js';
 import { ServiceError } from '../src/domain/errors.js';
-import { checkMetadata, ingestDocument, type MetadataInput } from '../src/domain/ingestion/ingest.js';
+import { checkMetadata, EmbeddingFailedError, ingestDocument, type MetadataInput } from '../src/domain/ingestion/ingest.js';
 import { DEFAULT_STORE, ensureStore } from '../src/domain/stores/stores.js';
 import { createServices } from '../src/services.js';
 import { commandLine, usageError } from './lib/command-line.js';
@@ -142,7 +142,7 @@ try {
       bar?.update({ name: item.name });
       try {
         const bytes = new Uint8Array(await readFile(item.file));
-        const result = await ingestDocument(orm.em.fork(), services.index, services.provider?.embedder ?? null, {
+        const result = await ingestDocument(orm.em.fork(), services.index, services.embedder, {
           store,
           name: item.name,
           bytes,
@@ -157,6 +157,11 @@ try {
         if (!bar) console.error(`ingest: ${item.name}: ${result.pages} pages, ${result.chunks} chunks${result.replaced ? ' (replaced)' : ''}`);
       } catch (error) {
         summary.failed.push(`${item.name}: ${reason(error)}`);
+        // the endpoint was waited for already: the next documents would wait as long in vain
+        if (error instanceof EmbeddingFailedError) {
+          summary.failed.push(...list.slice(list.indexOf(item) + 1).map((rest) => `${rest.name}: not attempted, the embeddings endpoint is down`));
+          break;
+        }
       }
       bar?.increment();
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quick start: installs what is missing, starts the local database and search index, applies
+# Quick start: installs what is missing, starts the local database, search index and embeddings server, applies
 # migrations, indexes the sample curriculum into the `default` store and creates a demo account
 # (both on first start; the demo key is printed then) and runs the API in the foreground.
 # Ctrl-C stops the API and the local services it started.
@@ -11,6 +11,8 @@ ensure_node
 trap stop_services EXIT
 start_services
 node "$REPO_DIR/dist/scripts/ingest.js" --manifest "$REPO_DIR/samples/curriculum/manifest.json" --store default --if-empty
+# a `default` store indexed before hybrid retrieval gets its vectors (nothing to do otherwise)
+node "$REPO_DIR/dist/scripts/reindex.js" --store default || log "some chunks of 'default' have no vector yet; queries still answer (BM25 for those)"
 node "$REPO_DIR/dist/scripts/seed-demo.js"
 export PORT="${PORT:-8000}"
 export DOCS_PORT="${DOCS_PORT:-8001}"

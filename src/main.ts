@@ -31,13 +31,15 @@ async function main(): Promise<void> {
     await orm.close();
     process.exit(1);
   }
-  const services = createServices(config);
+  const services = createServices(config, log);
+  if (services.embedder) log.info({ embeddings: config.EMBEDDINGS_BASE_URL, model: config.EMBEDDINGS_MODEL }, 'retrieval: hybrid (BM25 and vectors)');
+  else log.warn('retrieval: BM25 only, EMBEDDINGS_BASE_URL is not set');
   const inFlight = new InFlightRequests();
   const auth = { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE };
   // the repository root (this file runs as dist/src/main.js): the guides are in docs/, the built
   // reference in dist/docs/, the dashboard's templates in dashboard/
   const rootDir = fileURLToPath(new URL('../..', import.meta.url));
-  const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight, rootDir });
+  const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight, rootDir, streamHeartbeatMs: config.STREAM_HEARTBEAT_MS });
   const docs = docsSettings(config);
   const content = loadDocsContent(rootDir, docs);
   const docsApp = createDocsApp({ content, orm, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY });

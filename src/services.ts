@@ -8,6 +8,7 @@ import type { PaymentGateway } from './domain/ports/payment-gateway.js';
 import { PgBossQueue } from './jobs/pg-boss-queue.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { SmtpMailer } from './mail/smtp-mailer.js';
+import { OpenAiEmbedder, type AvailabilityLog } from './providers/openai-embedder.js';
 import { OpenAiProvider } from './providers/openai-provider.js';
 import { WeaviateSearchIndex } from './search-index/weaviate.js';
 import { WorkerPool } from './worker-pool/pool.js';
@@ -27,7 +28,8 @@ export interface Services extends AnsweringServices {
   jobs: PgBossQueue;
 }
 
-export function createServices(config: Config): Services {
+/** `log` hears when the embeddings endpoint fails and returns (the service's logger; commands report on their own). */
+export function createServices(config: Config, log?: AvailabilityLog): Services {
   const payments = payHereSettings(config);
   return {
     index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
@@ -36,9 +38,18 @@ export function createServices(config: Config): Services {
           apiKey: config.OPENAI_API_KEY,
           baseUrl: config.OPENAI_BASE_URL,
           models: { 'svcai-fast': config.OPENAI_MODEL_FAST, 'svcai-thinking': config.OPENAI_MODEL_THINKING },
-          embeddingModel: config.OPENAI_EMBEDDING_MODEL === 'none' ? null : config.OPENAI_EMBEDDING_MODEL,
           timeoutMs: config.PROVIDER_TIMEOUT_MS,
           acceptsImages: config.OPENAI_IMAGE_INPUT,
+        })
+      : null,
+    embedder: config.EMBEDDINGS_BASE_URL
+      ? new OpenAiEmbedder({
+          baseUrl: config.EMBEDDINGS_BASE_URL,
+          model: config.EMBEDDINGS_MODEL,
+          apiKey: config.EMBEDDINGS_API_KEY,
+          timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
+          queryTimeoutMs: config.EMBEDDINGS_QUERY_TIMEOUT_MS,
+          log,
         })
       : null,
     fetchAttachment: (url, signal) => safeFetch(url, { signal }),

@@ -43,6 +43,16 @@ start_services() {
     while IFS='=' read -r name value; do export "$name=$value"; done < <(bash "$REPO_DIR/scripts/payhere-sandbox.sh" env)
     LOCAL_PAYHERE=1
   fi
+  # the embeddings server for hybrid retrieval, local unless EMBEDDINGS_BASE_URL names another
+  if [ -z "${EMBEDDINGS_BASE_URL:-}" ]; then
+    export EMBEDDINGS_PORT="${EMBEDDINGS_PORT:-18100}"
+    bash "$REPO_DIR/scripts/embeddings.sh" start
+    EMBEDDINGS_BASE_URL="$(bash "$REPO_DIR/scripts/embeddings.sh" url)"
+    export EMBEDDINGS_BASE_URL
+    LOCAL_EMBEDDINGS=1
+  else
+    bash "$REPO_DIR/scripts/embeddings.sh" start
+  fi
   ensure_key_secret
   node "$REPO_DIR/dist/scripts/migrate.js"
 }
@@ -64,6 +74,9 @@ stop_services() {
   fi
   if [ -n "${LOCAL_MAIL:-}" ] || [ -z "${SMTP_URL:-}" ]; then
     SMTP_URL='' bash "$REPO_DIR/scripts/mail.sh" stop || true
+  fi
+  if [ -n "${LOCAL_EMBEDDINGS:-}" ] || [ -z "${EMBEDDINGS_BASE_URL:-}" ]; then
+    EMBEDDINGS_BASE_URL='' bash "$REPO_DIR/scripts/embeddings.sh" stop || true
   fi
   if [ -n "${LOCAL_WEAVIATE:-}" ] || [ -z "${WEAVIATE_URL:-}" ]; then
     WEAVIATE_URL='' bash "$REPO_DIR/scripts/weaviate.sh" stop || true

@@ -1222,6 +1222,149 @@ export interface components {
          */
         BadRequestBody: components["schemas"]["ValidationError"] | components["schemas"]["Detail"];
         /**
+         * @description One Server-Sent Event of a streamed answer (`Accept: text/event-stream`), as the SSE parser of
+         *     the client reads it: `event` is the event's name and `data` its `data:` field, a JSON text.
+         *
+         *     Convention: OpenAPI 3.1 has no keyword for event streams, so this schema describes **one
+         *     event**, not the whole stream, as OpenAPI 3.2 does with `itemSchema` and as tools that read 3.1
+         *     streams (for example schemathesis) expect. The JSON inside `data` is described by
+         *     `contentMediaType: application/json` and `contentSchema`: each event's data is a schema of its
+         *     own (`QueryCitationsData`, `QueryDeltaData`, `QueryUsageData`, `QueryErrorData`).
+         *
+         *     Order: one `citations` event first, then zero or more `delta` events, then exactly one final
+         *     event, `usage` when the answer is complete or `error` when it failed; then the stream ends.
+         *     Comment lines (starting with `:`) keep an idle connection open and carry no event.
+         */
+        QueryEvent: components["schemas"]["QueryCitationsEvent"] | components["schemas"]["QueryDeltaEvent"] | components["schemas"]["QueryUsageEvent"] | components["schemas"]["QueryErrorEvent"];
+        /**
+         * @description The first event: the passages the answer is built from, before any of its text. Without a
+         *     model provider these are the answer's citations, exactly as the JSON response gives them. With
+         *     a model provider they are every passage given to the model, numbered from 1 in this order: the
+         *     `[n]` markers in the answer text refer to the n-th citation.
+         * @example {
+         *       "event": "citations",
+         *       "data": "{\"citations\":[{\"document_id\":\"9c2f4a1e-3b7d-4e8a-a5c6-2f1b0d9e8c74\",\"document_name\":\"grade-10-science-textbook-part-1.pdf\",\"pages\":[42],\"metadata\":{\"grade\":\"10\",\"subject\":\"Science\"},\"chunk_text\":\"--- PAGE 42 ---\\nPhotosynthesis is the process by which green plants use light energy.\"}],\"has_citations\":true}"
+         *     }
+         */
+        QueryCitationsEvent: {
+            /**
+             * @description The event's name.
+             * @constant
+             */
+            event: "citations";
+            /** @description A JSON text, `QueryCitationsData`. */
+            data: string;
+        };
+        /**
+         * @description The next piece of the answer text, as it is produced: a few tokens at a time from a model
+         *     provider, a sentence at a time from the extractive answerer. Joined in order, the pieces are
+         *     the whole answer, exactly as the JSON response's `answer` would give it.
+         * @example {
+         *       "event": "delta",
+         *       "data": "{\"text\":\"Photosynthesis is the process by which green plants use light energy.\"}"
+         *     }
+         */
+        QueryDeltaEvent: {
+            /**
+             * @description The event's name.
+             * @constant
+             */
+            event: "delta";
+            /** @description A JSON text, `QueryDeltaData`. */
+            data: string;
+        };
+        /**
+         * @description The last event of a complete answer: what the request used, the figures recorded for it and
+         *     summed by `GET /api/v1/dev/usage`.
+         * @example {
+         *       "event": "usage",
+         *       "data": "{\"model\":\"svcai-fast\",\"tokens\":812,\"cost_usd\":0.000146}"
+         *     }
+         */
+        QueryUsageEvent: {
+            /**
+             * @description The event's name.
+             * @constant
+             */
+            event: "usage";
+            /** @description A JSON text, `QueryUsageData`. */
+            data: string;
+        };
+        /**
+         * @description The last event of an answer that failed after the stream had started (its `200` and the
+         *     `citations` event were sent): for example the model provider failed in the middle of the
+         *     answer (what would otherwise be a `502`), or the service failed (`500`). The data has the
+         *     body the same failure has as a JSON response. The request counts once, like any admitted
+         *     request. Failures found before the stream starts (authentication, limits, validation, an
+         *     unknown store, a model outside the plan, attachments, a provider that refuses the request)
+         *     are not events: they are answered with their documented status and JSON body.
+         * @example {
+         *       "event": "error",
+         *       "data": "{\"detail\":\"The model provider failed to answer in time. The request was counted; please retry.\"}"
+         *     }
+         */
+        QueryErrorEvent: {
+            /**
+             * @description The event's name.
+             * @constant
+             */
+            event: "error";
+            /** @description A JSON text, `QueryErrorData`. */
+            data: string;
+        };
+        /**
+         * @description Data of the `citations` event; the fields have the meaning they have in `QueryResponse`.
+         * @example {
+         *       "citations": [],
+         *       "has_citations": false
+         *     }
+         */
+        QueryCitationsData: {
+            /** @description The passages the answer is built from, in rank order; may be empty. */
+            citations: components["schemas"]["Citation"][];
+            /** @description `true` exactly when `citations` is not empty. */
+            has_citations: boolean;
+        };
+        /**
+         * @description Data of the `delta` event.
+         * @example {
+         *       "text": " It takes place in the chloroplasts."
+         *     }
+         */
+        QueryDeltaData: {
+            /** @description The next piece of the answer text, to append to the pieces before it, spaces and line breaks included. */
+            text: string;
+        };
+        /**
+         * @description Data of the `usage` event.
+         * @example {
+         *       "model": "svcai-fast",
+         *       "tokens": 812,
+         *       "cost_usd": 0.000146
+         *     }
+         */
+        QueryUsageData: {
+            /**
+             * @description The public model that answered.
+             * @enum {string}
+             */
+            model: "svcai-fast" | "svcai-thinking";
+            /**
+             * @description Tokens of the request, prompt and answer: reported by the model provider when one
+             *     answered, otherwise counted with a tokenizer (plus the tokens of image attachments).
+             */
+            tokens: number;
+            /** @description The cost of those tokens in USD, from the per-model price table. */
+            cost_usd: number;
+        };
+        /**
+         * @description Data of the `error` event; the body the same failure has as a JSON response.
+         * @example {
+         *       "detail": "The model provider failed to answer in time. The request was counted; please retry."
+         *     }
+         */
+        QueryErrorData: components["schemas"]["Detail"] | components["schemas"]["Error"];
+        /**
          * @description A new account and the person who manages it.
          * @example {
          *       "organisation": "Royal College Science Society",
@@ -1637,6 +1780,25 @@ export interface components {
         /**
          * @description PayHere's payment notification (Checkout and Recurring APIs), posted by PayHere's servers.
          *     Verified by `md5sig`; other PayHere fields are accepted and kept.
+         * @example {
+         *       "merchant_id": "1221149",
+         *       "order_id": "ord_5f0c2a9e7b4d4c8e9a610d2e",
+         *       "payment_id": "320025071278",
+         *       "payhere_amount": "3499.00",
+         *       "payhere_currency": "LKR",
+         *       "status_code": "2",
+         *       "md5sig": "2F2C2C3B5AB8C5F71B2B0F0E0B6A1A3D",
+         *       "method": "VISA",
+         *       "status_message": "Successfully completed the payment.",
+         *       "recurring": "1",
+         *       "message_type": "AUTHORIZATION_SUCCESS",
+         *       "item_recurrence": "1 Month",
+         *       "item_duration": "Forever",
+         *       "item_rec_status": "0",
+         *       "item_rec_date_next": "2026-12-23",
+         *       "item_rec_install_paid": "1",
+         *       "subscription_id": "420075032251"
+         *     }
          */
         PayHereNotification: {
             /** @description The merchant. */
@@ -1788,6 +1950,30 @@ export interface components {
         /**
          * @description The answer, with the citations it was built from (in rank order). `has_citations` is
          *     `true` exactly when `citations` is not empty.
+         *
+         *     **Streaming.** With `Accept: text/event-stream` (preferred over `application/json` by its
+         *     q-value, or alone) the answer comes as Server-Sent Events while it is produced: one
+         *     `citations` event, then `delta` events with the answer text (a few tokens at a time from a
+         *     model provider, a sentence at a time from the extractive answerer), then a final `usage`
+         *     event, or an `error` event when the answer failed after the stream started. The response has
+         *     `Cache-Control: no-cache` and `X-Accel-Buffering: no`, so that proxies pass each event on at
+         *     once, and a comment line (`: keep-alive`) every 15 seconds while no event is due. The request
+         *     counts once, whatever happens to the stream; a client that closes the connection stops the
+         *     answer (and the model provider's work on it). Without that `Accept` the answer is JSON.
+         *
+         *     ```text
+         *     event: citations
+         *     data: {"citations":[{"document_id":"9c2f…","document_name":"grade-10-science.pdf","pages":[42],"metadata":{"subject":"Science"},"chunk_text":"--- PAGE 42 ---\nPhotosynthesis is …"}],"has_citations":true}
+         *
+         *     event: delta
+         *     data: {"text":"Photosynthesis is the process by which green plants make glucose."}
+         *
+         *     event: delta
+         *     data: {"text":" It takes place in the chloroplasts."}
+         *
+         *     event: usage
+         *     data: {"model":"svcai-fast","tokens":812,"cost_usd":0.000146}
+         *     ```
          */
         QueryOk: {
             headers: {
@@ -1795,10 +1981,12 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Retrieval-Mode": components["headers"]["X-Retrieval-Mode"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["QueryResponse"];
+                "text/event-stream": components["schemas"]["QueryEvent"];
             };
         };
         /** @description Usage of the calling key in the current billing period (this request included). */
@@ -2444,6 +2632,16 @@ export interface components {
          * @example 12
          */
         "Retry-After": number;
+        /**
+         * @description How the passages behind this answer were found. `hybrid`: keyword (BM25) and meaning
+         *     (vector embeddings of the question and the passages) together, the normal case. `bm25`:
+         *     keywords only, because the service's embeddings endpoint is unavailable at the moment (or
+         *     not configured); the answer is still built from the store, but questions worded unlike
+         *     their passages may find less. The service returns to `hybrid` by itself when the endpoint
+         *     is back; nothing needs to be retried.
+         * @example hybrid
+         */
+        "X-Retrieval-Mode": "hybrid" | "bm25";
         /**
          * @description The calling key's per-minute request limit, present whenever the key's plan is known:
          *     absent when the failure prevented authentication (for example the database is

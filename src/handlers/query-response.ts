@@ -1,32 +1,51 @@
 import type { components } from '../generated/api-types.js';
-import { answerQuestion } from '../domain/answering/answer-question.js';
+import { answerQuestion, streamAnswer, type AnswerUsage, type CitationData, type Question } from '../domain/answering/answer-question.js';
 import type { PreparedAttachment } from '../domain/attachments/prepare.js';
-import type { HandlerInput, HandlerOutput } from './types.js';
+import type { HandlerInput, HandlerOutput, RequestUsage, ServerSentEvent } from './types.js';
 
-type QueryResponse = components['schemas']['QueryResponse'];
+type Schemas = components['schemas'];
+type QueryEvent = ServerSentEvent<'query'> &
+  (
+    | { event: 'citations'; data: Schemas['QueryCitationsData'] }
+    | { event: 'delta'; data: Schemas['QueryDeltaData'] }
+    | { event: 'usage'; data: Schemas['QueryUsageData'] }
+  );
 
-/** Answers a question of either query operation, once its attachments are read, in the shared response shape. */
+function toCitation(c: CitationData): Schemas['Citation'] {
+  return { document_id: c.documentId, document_name: c.documentName, pages: c.pages, metadata: c.metadata, chunk_text: c.chunkText };
+}
+
+function toUsage(usage: AnswerUsage): RequestUsage {
+  return { model: usage.model, tokens: usage.tokens, costUsd: usage.costUsd };
+}
+
+/** Answers a question of either query operation, once its attachments are read, in the shared response shape (JSON or events). */
 export async function answerInShape(
-  { body, em, principal, services }: HandlerInput<'query'> | HandlerInput<'queryMultipart'>,
+  input: HandlerInput<'query'> | HandlerInput<'queryMultipart'>,
   attachments: PreparedAttachment[],
 ): Promise<HandlerOutput<'query'> & HandlerOutput<'queryMultipart'>> {
-  const result = await answerQuestion(em, services, principal, {
-    text: body.query,
-    storeId: body.store_id,
-    filters: body.filters,
-    model: body.model,
-    attachments,
-  });
-  const response: QueryResponse = {
-    answer: result.answer,
-    citations: result.citations.map((c) => ({
-      document_id: c.documentId,
-      document_name: c.documentName,
-      pages: c.pages,
-      metadata: c.metadata,
-      chunk_text: c.chunkText,
-    })),
-    has_citations: result.citations.length > 0,
+  const { body, em, principal, services } = input;
+  const question: Question = { text: body.query, storeId: body.store_id, filters: body.filters, model: body.model, attachments };
+  if (input.eventStream) return { events: eventsOf(streamAnswer(em, services, principal, question, input.signal)) };
+  const result = await answerQuestion(em, services, principal, question);
+  const citations = result.citations.map(toCitation);
+  return {
+    body: { answer: result.answer, citations, has_citations: citations.length > 0 },
+    usage: toUsage(result),
+    headers: { 'X-Retrieval-Mode': result.retrievalMode },
   };
-  return { body: response, usage: { model: result.model, tokens: result.tokens, costUsd: result.costUsd } };
+}
+
+async function* eventsOf(answer: ReturnType<typeof streamAnswer>): AsyncGenerator<QueryEvent, RequestUsage, undefined> {
+  let step = await answer.next();
+  for (; !step.done; step = await answer.next()) {
+    const part = step.value;
+    if (part.type === 'citations') {
+      const citations = part.citations.map(toCitation);
+      yield { event: 'citations', data: { citations, has_citations: citations.length > 0 }, headers: { 'X-Retrieval-Mode': part.retrievalMode } };
+    } else yield { event: 'delta', data: { text: part.text } };
+  }
+  const usage = step.value;
+  yield { event: 'usage', data: { model: usage.model, tokens: usage.tokens, cost_usd: usage.costUsd } };
+  return toUsage(usage);
 }

@@ -24,6 +24,9 @@ type BodyOf<Op> = [ContentOf<Op>] extends [never]
 
 type OkOf<Op> = Op extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
 
+/** The names of the events an operation's 200 documents as text/event-stream (never when it documents none). */
+type EventNameOf<Op> = Op extends { responses: { 200: { content: { 'text/event-stream': { event: infer N } } } } } ? N : never;
+
 /** What a handler gets: the validated body, the caller, a unit of work and the request's time. */
 export interface HandlerInput<K extends ApiOperationId> {
   body: BodyOf<operations[K]>;
@@ -31,13 +34,32 @@ export interface HandlerInput<K extends ApiOperationId> {
   em: EntityManager;
   now: Date;
   services: Services;
+  /** The client asked for Server-Sent Events (by Accept) and the operation documents them. */
+  eventStream: boolean;
+  /** Aborted when the client closes the connection before the response is complete. */
+  signal: AbortSignal;
 }
 
-export interface HandlerOutput<K extends ApiOperationId> {
-  body: OkOf<operations[K]>;
-  /** Model and token use of the request, for the usage figures. */
-  usage?: { model?: string; tokens?: number; costUsd?: number };
+/** Model and token use of a request, for the usage figures. */
+export interface RequestUsage {
+  model?: string;
+  tokens?: number;
+  costUsd?: number;
 }
+
+/** One Server-Sent Event: a name the contract documents and its data, sent as JSON. */
+export interface ServerSentEvent<K extends ApiOperationId> {
+  event: EventNameOf<operations[K]>;
+  data: unknown;
+  /** Response headers the contract declares for the answer: honoured on the first event, which precedes them on the wire. */
+  headers?: Record<string, string>;
+}
+
+export type HandlerOutput<K extends ApiOperationId> =
+  /** `headers`: response headers the contract declares for the operation's answer */
+  | { body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string> }
+  /** The answer as events while it is produced; the request's usage is returned at their end. */
+  | { events: AsyncGenerator<ServerSentEvent<K>, RequestUsage, undefined> };
 
 export type Handler<K extends ApiOperationId> = (input: HandlerInput<K>) => Promise<HandlerOutput<K>>;
 

@@ -12,8 +12,9 @@ import type { WindowHeaders } from '../domain/limits/window.js';
 import { AuthenticationError, NotFoundError } from '../domain/errors.js';
 import { handlers, type ApiOperationId, type Handler } from '../handlers/index.js';
 import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
+import { sendEventStream } from './event-stream.js';
+import { ClientClosedError, MethodNotAllowedError } from './http-errors.js';
 import { isKeylessOperation, registerKeyless } from './keyless-operations.js';
-import { MethodNotAllowedError } from './http-errors.js';
 import type { InFlightRequests } from './in-flight.js';
 import type { AppState } from './state.js';
 
@@ -24,6 +25,8 @@ export interface ApiDeps {
   clock: Clock;
   services: Services;
   inFlight: InFlightRequests;
+  /** How long an event stream may go without sending anything before a comment line keeps it open. */
+  streamHeartbeatMs: number;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -130,18 +133,32 @@ function checkBodySpecs(): void {
   }
 }
 
+const EVENT_STREAM = 'text/event-stream';
+
 function bind(handler: Handler<ApiOperationId>, deps: ApiDeps) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
     // the operation as openapi-backend resolved it: its body schemas are dereferenced
     const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
+    // the media types of the answer come from the contract; q-values choose (negotiator), JSON first on a tie or without Accept
+    const mediaTypes = Object.keys((c.operation.responses?.['200'] as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+    if (mediaTypes.length > 1) ctx.vary('Accept');
+    const eventStream = mediaTypes.includes(EVENT_STREAM) && ctx.accepts(mediaTypes) === EVENT_STREAM;
+    const closed = new AbortController();
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) closed.abort(new ClientClosedError('The client closed the connection before the response was complete.'));
+    });
     const result = await handler({
       body: (body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined) as never,
       principal: ctx.state.principal!,
       em: ctx.state.em,
       now: deps.clock.now(),
       services: deps.services,
+      eventStream,
+      signal: closed.signal,
     });
+    if ('events' in result) return sendEventStream(ctx, result.events, { heartbeatMs: deps.streamHeartbeatMs, signal: closed.signal });
     ctx.state.usage = result.usage;
+    if (result.headers) ctx.set(result.headers);
     ctx.status = 200;
     ctx.body = result.body;
   };

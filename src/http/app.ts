@@ -21,13 +21,15 @@ export interface AppDeps {
   inFlight?: InFlightRequests;
   /** The repository root, where the dashboard's templates and assets are (dashboard/). */
   rootDir: string;
+  /** Comment lines keep a quiet event stream open after this long without an event. */
+  streamHeartbeatMs: number;
 }
 
 export function createApp(deps: AppDeps): Koa {
   // behind a proxy only the last X-Forwarded-For entry (added by that proxy) is trusted: the rest is the client's to forge
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   const inFlight = deps.inFlight ?? new InFlightRequests();
-  const api = createApi({ auth: deps.auth, clock: deps.clock, services: deps.services, inFlight });
+  const api = createApi({ auth: deps.auth, clock: deps.clock, services: deps.services, inFlight, streamHeartbeatMs: deps.streamHeartbeatMs });
   app.use(requestContext(deps.orm, deps.log, inFlight));
   app.use(errorMapper);
   app.use(dashboardPages({ clock: deps.clock, services: deps.services, rootDir: deps.rootDir }));

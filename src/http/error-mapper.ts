@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { DependencyUnavailableError, ServiceError } from '../domain/errors.js';
 import { isDatabaseUnavailable } from '../db/availability.js';
 import { ERROR_TABLE } from './error-table.js';
+import type { Logger } from './logger.js';
 import type { AppState } from './state.js';
 
 type Mapped = { status: number; body: unknown; headers?: Record<string, string> };
@@ -23,20 +24,24 @@ export function mapError(error: unknown, requestId: string): Mapped {
   return { status: row.status, body, headers: row.headers?.(known.data) };
 }
 
+/** Logs a failure by what it is: only the unexpected deserves a stack trace; outages and refusals are expected. */
+export function logFailure(log: Logger, error: unknown, status: number): void {
+  if (status === 500) log.error({ err: error }, 'request failed');
+  else if (status === 499) log.info('client closed the connection while sending the body');
+  // the dependency's own words stay in the log, for the operator, not in the response
+  else if (status >= 502) {
+    const { message, cause } = error as Error;
+    log.warn({ reason: message, cause: cause instanceof Error ? cause.message : undefined }, 'dependency failed');
+  }
+  else log.debug({ reason: (error as Error).message }, 'request refused');
+}
+
 export async function errorMapper(ctx: Context & { state: AppState }, next: Next): Promise<void> {
   try {
     await next();
   } catch (error) {
     const mapped = mapError(error, ctx.state.requestId);
-    // only the unexpected deserves a stack trace in the log; outages and refusals are expected
-    if (mapped.status === 500) ctx.state.log.error({ err: error }, 'request failed');
-    else if (mapped.status === 499) ctx.state.log.info('client closed the connection while sending the body');
-    // the dependency's own words stay in the log, for the operator, not in the response
-    else if (mapped.status >= 502) {
-      const { message, cause } = error as Error;
-      ctx.state.log.warn({ reason: message, cause: cause instanceof Error ? cause.message : undefined }, 'dependency failed');
-    }
-    else ctx.state.log.debug({ reason: (error as Error).message }, 'request refused');
+    logFailure(ctx.state.log, error, mapped.status);
     ctx.status = mapped.status;
     ctx.body = mapped.body;
     for (const [name, value] of Object.entries(mapped.headers ?? {})) ctx.set(name, value);

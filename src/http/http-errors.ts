@@ -14,10 +14,10 @@ export class UnsupportedContentTypeError extends ServiceError {
   }
 }
 
-/** The client went away while sending the body: nothing failed on our side. */
+/** The client went away while sending the body, or before its answer was complete: nothing failed on our side. */
 export class ClientClosedError extends ServiceError {
-  constructor() {
-    super('client_closed_request', 'The client closed the connection before the request body was complete.');
+  constructor(message = 'The client closed the connection before the request body was complete.') {
+    super('client_closed_request', message);
   }
 }
 

@@ -25,9 +25,10 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
     try {
       await next();
     } finally {
+      const status = ctx.state.finalStatus ?? ctx.status;
       if (ctx.state.logId) {
         try {
-          await recordOutcome(ctx.state.em, ctx.state.logId, { status: ctx.status, ...ctx.state.usage });
+          await recordOutcome(ctx.state.em, ctx.state.logId, { status, ...ctx.state.usage });
         } catch (error) {
           ctx.state.log.warn({ err: error }, 'could not record the request outcome');
         } finally {
@@ -38,7 +39,7 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
         {
           method: ctx.method,
           path: ctx.path,
-          status: ctx.status,
+          status,
           keyId: ctx.state.principal?.keyId,
           durationMs: Number(process.hrtime.bigint() - started) / 1e6,
         },

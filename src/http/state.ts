@@ -15,6 +15,11 @@ export interface AppState {
   rawBody?: string;
   /** Set once the limiter admitted the request: its request-log row. */
   logId?: string;
+  /**
+   * The status to record when the response's own cannot say it: an event stream that failed, or
+   * whose client went away, after its 200 was sent.
+   */
+  finalStatus?: number;
   /** Model and token use reported by the handler, recorded with the outcome. */
   usage?: { model?: string; tokens?: number; costUsd?: number };
 }

@@ -1,7 +1,7 @@
 import weaviate, { Filters, type Collection, type FilterValue, type WeaviateClient } from 'weaviate-client';
 import { METADATA_KEYS } from '../generated/contract-values.js';
 import { DependencyUnavailableError, ServiceError, UpstreamError } from '../domain/errors.js';
-import type { ChunkRecord, ChunkSelection, Hit, SearchIndex, SearchRequest } from '../domain/ports/search-index.js';
+import type { ChunkRecord, ChunkSelection, Hit, SearchIndex, SearchRequest, UnembeddedChunk } from '../domain/ports/search-index.js';
 
 export const COLLECTION = 'CurriculumChunk';
 const HEALTHY_FOR_MS = 5_000;
@@ -94,10 +94,37 @@ export class WeaviateSearchIndex implements SearchIndex {
         .map(([name, value]) => tenant.filter.byProperty(name).equal(value));
       const filters = conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : Filters.and(...conditions);
       const common = { filters, limit: request.limit, returnMetadata: ['score' as const] };
-      const result = request.vector
-        ? await tenant.query.hybrid(text, { ...common, vector: request.vector, alpha: 0.5, queryProperties: QUERY_PROPERTIES })
+      const hybrid = request.hybrid;
+      const result = hybrid
+        ? await tenant.query.hybrid(text, {
+            ...common,
+            vector: hybrid.vector,
+            alpha: hybrid.alpha,
+            fusionType: hybrid.fusion === 'ranked' ? 'Ranked' : 'RelativeScore',
+            queryProperties: QUERY_PROPERTIES,
+          })
         : await tenant.query.bm25(text, { ...common, queryProperties: QUERY_PROPERTIES });
       return result.objects.map((o) => ({ chunk: o.properties as ChunkProperties, score: o.metadata?.score ?? 0 }));
+    });
+  }
+
+  async *unembeddedChunks(store: string): AsyncIterable<UnembeddedChunk> {
+    if (!(await this.hasTenant(store))) return;
+    // the iterator pages by object id, which adding a vector does not change, so the caller may
+    // give vectors to what it has read while reading on
+    const objects = await this.use((collection) =>
+      Promise.resolve(collection.withTenant(store).iterator({ includeVector: true, returnProperties: ['chunkText'] })),
+    );
+    for await (const object of objects) {
+      const vector = (object.vectors as Record<string, number[] | undefined>).default;
+      if (!vector || vector.length === 0) yield { id: object.uuid, chunkText: object.properties.chunkText as string };
+    }
+  }
+
+  async addVectors(store: string, vectors: { id: string; vector: number[] }[]): Promise<void> {
+    await this.use(async (collection) => {
+      const tenant = collection.withTenant(store);
+      for (const { id, vector } of vectors) await tenant.data.update({ id, vectors: vector });
     });
   }
 

@@ -4,6 +4,8 @@
 # the contract. It reads the bundled contract src/generated/openapi.json (one document without file
 # references; `npm run codegen:check` proves it matches openapi/). Expects DATABASE_URL,
 # KEY_HASH_SECRET and WEAVIATE_URL (scripts/test.sh provides them) and the venv from scripts/setup.sh --contract.
+# Then clients/run.sh generates a TypeScript and a Python client from the served /openapi.json and
+# runs a session with each.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 ensure_node
@@ -14,12 +16,18 @@ out="$DATA_DIR/contract"
 mkdir -p "$out"
 
 node dist/scripts/ingest.js --manifest samples/curriculum/manifest.json --store default --if-empty
-account="$(node dist/scripts/keys.js account create --name "contract tests" | grep -oE '[0-9a-f-]{36}' | head -1)"
-node dist/scripts/keys.js subscription set --account "$account" --plan enterprise >/dev/null
-key="$(node dist/scripts/keys.js key create --account "$account" --name contract | grep -oE '^(svc_|sk_test_)[A-Za-z0-9]+$')"
+# a key of a new account on `plan`, printed
+new_key() {
+  local account
+  account="$(node dist/scripts/keys.js account create --name "contract tests ($1)" | grep -oE '[0-9a-f-]{36}' | head -1)"
+  node dist/scripts/keys.js subscription set --account "$account" --plan "$1" >/dev/null
+  node dist/scripts/keys.js key create --account "$account" --name contract | grep -oE '^(svc_|sk_test_)[A-Za-z0-9]+$'
+}
+key="$(new_key enterprise)"
 
-# the docs site is not under test here: any free port
-PORT="$PORT" DOCS_PORT=0 LOG_LEVEL=warn node dist/src/main.js >"$out/server.log" 2>&1 &
+# the generated clients read the contract from the docs site
+DOCS_PORT="$(node --input-type=module -e "import { freePort } from './dist/scripts/lib/free-port.js'; console.log(await freePort())")"
+PORT="$PORT" DOCS_PORT="$DOCS_PORT" LOG_LEVEL=warn node dist/src/main.js >"$out/server.log" 2>&1 &
 server=$!
 # stopped on every exit, and waited for (it shuts down within 10 s)
 trap 'kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; true' EXIT
@@ -45,3 +53,6 @@ PYTHONPATH="$REPO_DIR/test/contract" SCHEMATHESIS_HOOKS=hooks "$CACHE_DIR/venv/b
   --rate-limit 150/m \
   --warnings off \
   --report junit --report-dir "$out"
+
+# Free keys: each client's session ends by exhausting its key's per-minute limit
+bash "$REPO_DIR/test/contract/clients/run.sh" "http://127.0.0.1:$PORT" "http://127.0.0.1:$DOCS_PORT" "$(new_key free)" "$(new_key free)"

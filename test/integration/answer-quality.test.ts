@@ -65,7 +65,7 @@ describe('offline answers on held-out QA sets', () => {
     const lengths: number[] = [];
     const misses: string[] = [];
     for (const item of sets[language]) {
-      const hits = await retrieve(services.index, null, { store: STORE, question: item.question, filters: { language }, limit: 5 });
+      const { hits } = await retrieve(services.index, null, { store: STORE, question: item.question, filters: { language }, limit: 5 });
       const { answer } = extractiveAnswer(item.question, hits.map(fromHit));
       lengths.push(words(answer));
       if (!normal(answer).includes(normal(item.answer))) misses.push(`${item.question} -> expected '${item.answer}', got: ${answer.slice(0, 160)}`);

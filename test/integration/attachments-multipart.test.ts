@@ -223,7 +223,7 @@ describe('images with a multimodal provider', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAi();
     multimodal = await startServer({
-      services: testServices({}, { OPENAI_API_KEY: 'test-provider-key', OPENAI_BASE_URL: fake.url, OPENAI_EMBEDDING_MODEL: 'none', OPENAI_IMAGE_INPUT: 'true' }),
+      services: testServices({}, { OPENAI_API_KEY: 'test-provider-key', OPENAI_BASE_URL: fake.url, OPENAI_IMAGE_INPUT: 'true' }),
     });
   });
 

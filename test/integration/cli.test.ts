@@ -3,17 +3,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProcess } from './support/processes.js';
-import { HASH_SECRET, connectDatabase, databaseUrl, startServer, type TestServer } from './support/server.js';
+import { HASH_SECRET, connectDatabase, databaseUrl, startServer, testServices, type TestServer } from './support/server.js';
 import { newKey } from './support/accounts.js';
 import { apiClient } from './support/contract.js';
 import { Document, Store } from '../../src/db/entities.js';
 
 // The operator CLIs as an operator runs them: compiled, as child processes, on the test database.
-function run(script: 'keys' | 'ingest' | 'stores' | 'migrate', ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+type Script = 'keys' | 'ingest' | 'stores' | 'migrate' | 'reindex';
+function runWith(env: NodeJS.ProcessEnv, script: Script, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   return runProcess(process.execPath, [`dist/scripts/${script}.js`, ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl(), KEY_HASH_SECRET: HASH_SECRET, OPENAI_API_KEY: '' },
+    env: { ...process.env, DATABASE_URL: databaseUrl(), KEY_HASH_SECRET: HASH_SECRET, OPENAI_API_KEY: '', ...env },
   });
 }
+const run = (script: Script, ...args: string[]) => runWith({}, script, ...args);
 
 describe('npm run keys', () => {
   test('account, subscription and key lifecycle; a key is shown once and listed by prefix only', async () => {
@@ -308,5 +310,45 @@ describe('npm run stores: ownerless stores are reported until an operator decide
     } finally {
       process.env.DATABASE_URL = saved;
     }
+  });
+});
+
+describe('npm run reindex', () => {
+  test('gives the chunks of a store indexed without embeddings their vectors, once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reindex-cli-'));
+    writeFileSync(join(dir, 'tides.md'), '--- PAGE 1 ---\nTides are caused by the Moon.');
+    const store = `cli-${Math.random().toString(36).slice(2, 8)}`;
+    const metadata = ['--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english'];
+    // indexed as before hybrid retrieval: no embeddings endpoint
+    expect((await runWith({ EMBEDDINGS_BASE_URL: '' }, 'ingest', '--store', store, '--shared', ...metadata, join(dir, 'tides.md'))).status).toBe(0);
+    const { index } = testServices();
+    const unembedded = async () => {
+      const texts: string[] = [];
+      for await (const chunk of index.unembeddedChunks(store)) texts.push(chunk.chunkText);
+      return texts;
+    };
+    expect(await unembedded()).toEqual(['--- PAGE 1 ---\nTides are caused by the Moon.']);
+
+    const result = await run('reindex', '--store', store);
+    expect(result).toMatchObject({ status: 0, stdout: '' });
+    expect(result.stderr).toContain(`reindex: ${store}: 0/1 chunks embedded`);
+    expect(result.stderr).toContain(`reindex: ${store}: 1 chunks embedded`);
+    expect(await unembedded()).toEqual([]);
+    const again = await run('reindex', '--store', store);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain(`reindex: ${store}: every chunk already has its vector`);
+  });
+
+  test('mistakes: usage and exit 2; an unknown store or no embeddings endpoint: exit 1', async () => {
+    const none = await run('reindex');
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain('reindex: give --store (one or more) or --all');
+    expect(none.stderr).toContain('usage: npm run reindex -- --store <store id>');
+    const unknown = await run('reindex', '--store', 'no-such-store-here');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("reindex: no store 'no-such-store-here'");
+    const offline = await runWith({ EMBEDDINGS_BASE_URL: '' }, 'reindex', '--all');
+    expect(offline.status).toBe(1);
+    expect(offline.stderr).toContain('reindex: EMBEDDINGS_BASE_URL is not set');
   });
 });

@@ -20,7 +20,9 @@ beforeAll(async () => {
     OPENAI_BASE_URL: fake.url,
     OPENAI_MODEL_FAST: 'provider-fast-1',
     OPENAI_MODEL_THINKING: 'provider-thinking-1',
-    OPENAI_EMBEDDING_MODEL: 'provider-embed-1',
+    EMBEDDINGS_BASE_URL: fake.url,
+    EMBEDDINGS_API_KEY: 'test-provider-key',
+    EMBEDDINGS_MODEL: 'provider-embed-1',
     PROVIDER_TIMEOUT_MS: '1000',
   });
   server = await startServer({ services });
@@ -29,7 +31,7 @@ beforeAll(async () => {
     ['volcano.md', 'Volcanoes erupt when magma rises through the crust.'],
     ['rain.md', 'Rain forms when water vapour condenses into droplets in clouds.'],
   ]) {
-    await ingestDocument(server.orm.em.fork(), services.index, services.provider!.embedder, {
+    await ingestDocument(server.orm.em.fork(), services.index, services.embedder, {
       work: services.work,
       store: STORE,
       owner: owner.accountId,
@@ -44,7 +46,7 @@ const ask = (body: Schemas['QueryRequest']) => apiClient(server.url, owner.key).
 
 describe('answers from an OpenAI-compatible provider', () => {
   test('ingestion stores embeddings; the query is hybrid; the answer is generated from the retrieved chunks only', async () => {
-    expect(fake.embeddingRequests.some((r) => r.model === 'provider-embed-1' && r.input.some((t) => t.includes('magma')))).toBe(true);
+    expect(fake.embeddingRequests.some((r) => r.model === 'provider-embed-1' && r.inputType === 'passage' && r.input.some((t) => t.includes('magma')))).toBe(true);
     fake.setChat(() => ({ text: 'Magma rising through the crust makes volcanoes erupt [1].' }));
     const res = await ask({ query: 'Why do volcanoes erupt?' });
     expect(res.response.status).toBe(200);
@@ -54,7 +56,8 @@ describe('answers from an OpenAI-compatible provider', () => {
     expect(request.model).toBe('provider-fast-1');
     expect(messageText(request.messages[0]!.content)).toMatch(/only the numbered passages/);
     expect(messageText(request.messages[1]!.content)).toContain('Volcanoes erupt when magma rises through the crust.');
-    expect(fake.embeddingRequests.at(-1)!.input).toEqual(['Why do volcanoes erupt?']);
+    expect(fake.embeddingRequests.at(-1)).toMatchObject({ input: ['Why do volcanoes erupt?'], inputType: 'query' });
+    expect(res.response.headers.get('X-Retrieval-Mode')).toBe('hybrid');
   });
 
   test('svcai-thinking maps to its configured provider model; provider-reported tokens go into usage', async () => {

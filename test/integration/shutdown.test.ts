@@ -36,7 +36,7 @@ function serverWithProvider(graceMs: number): Promise<ServerProcess> {
   return startServerProcess({
     OPENAI_API_KEY: 'test-provider-key',
     OPENAI_BASE_URL: fake.url,
-    OPENAI_EMBEDDING_MODEL: 'none',
+    EMBEDDINGS_BASE_URL: '',
     SHUTDOWN_GRACE_MS: String(graceMs),
     LOG_LEVEL: 'info',
   });

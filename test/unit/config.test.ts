@@ -38,6 +38,18 @@ describe('configuration', () => {
     expect(config.PORT).toBe(8000);
   });
 
+  test('embeddings have their own endpoint; without one retrieval is BM25 only, and the former setting is refused', () => {
+    expect(loadConfig(valid).EMBEDDINGS_BASE_URL).toBeUndefined();
+    expect(loadConfig(valid).EMBEDDINGS_MODEL).toBe('multilingual-e5-small');
+    expect(loadConfig({ ...valid, EMBEDDINGS_BASE_URL: 'http://127.0.0.1:18100/v1', EMBEDDINGS_MODEL: 'e5' })).toMatchObject({
+      EMBEDDINGS_BASE_URL: 'http://127.0.0.1:18100/v1',
+      EMBEDDINGS_MODEL: 'e5',
+    });
+    expect(() => loadConfig({ ...valid, OPENAI_EMBEDDING_MODEL: 'text-embedding-3-small' })).toThrow(
+      'OPENAI_EMBEDDING_MODEL: no longer read: embeddings have their own endpoint, set EMBEDDINGS_BASE_URL and EMBEDDINGS_MODEL',
+    );
+  });
+
   test('values are parsed', () => {
     expect(loadConfig({ ...valid, PORT: '9001', API_ENVIRONMENT: 'test', TRUST_PROXY: 'true' })).toMatchObject({ PORT: 9001, API_ENVIRONMENT: 'test', TRUST_PROXY: true });
   });
@@ -50,6 +62,7 @@ describe('configuration', () => {
     [{ ...valid, PORT: '70000' }, 'PORT'],
     [{ ...valid, API_ENVIRONMENT: 'prod' }, 'API_ENVIRONMENT'],
     [{ ...valid, TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ ...valid, EMBEDDINGS_BASE_URL: '127.0.0.1:18100' }, 'EMBEDDINGS_BASE_URL: must be an http(s) URL'],
   ])('invalid settings name the variable (%#)', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

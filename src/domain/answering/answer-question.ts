@@ -6,19 +6,23 @@ import { ForbiddenError } from '../errors.js';
 import type { HeavyWork } from '../ports/heavy-work.js';
 import type { Principal } from '../keys/principal.js';
 import type { Model } from '../../generated/contract-values.js';
+import type { Embedder } from '../ports/embedder.js';
 import type { ModelProvider } from '../ports/model-provider.js';
 import type { MetadataFilters, SearchIndex } from '../ports/search-index.js';
-import { retrieve } from '../retrieval/retrieve.js';
+import { retrieve, type RetrievalMode } from '../retrieval/retrieve.js';
+import { sentenceSpans } from '../text/sentences.js';
 import { DEFAULT_STORE, readableStore } from '../stores/stores.js';
 import { costUsd, countTokensOf } from './cost.js';
 import { extractiveAnswer } from './extractive.js';
-import { generativeAnswer } from './generative.js';
+import { canGenerate, generativeAnswer, promptFor, type Generated } from './generative.js';
 import { fromAttachment, fromHit, type Passage } from './passage.js';
 
 export interface AnsweringServices {
   index: SearchIndex;
-  /** null: no provider configured; answers are extractive and retrieval is BM25 only */
+  /** null: no provider configured; answers are extractive */
   provider: ModelProvider | null;
+  /** null: no embeddings endpoint configured; retrieval is BM25 only */
+  embedder: Embedder | null;
   prices: PriceTable;
   topK: number;
   /** runs the CPU-heavy steps (token counting here) off the event loop */
@@ -41,12 +45,17 @@ export interface CitationData {
   chunkText: string;
 }
 
-export interface AnswerData {
-  answer: string;
-  citations: CitationData[];
+/** What a request used: the model, its tokens and their cost. */
+export interface AnswerUsage {
   model: Model;
   tokens: number;
   costUsd: number;
+  retrievalMode: RetrievalMode;
+}
+
+export interface AnswerData extends AnswerUsage {
+  answer: string;
+  citations: CitationData[];
 }
 
 /** The model to use: the requested one if the plan allows it, else the plan's first. */
@@ -71,7 +80,17 @@ function unreadImagesNote(images: ImageAttachment[]): string {
   return `The attached image${images.length > 1 ? 's' : ''} ${names} could not be read: this service has no image-capable model configured. The answer uses the text only.`;
 }
 
-export async function answerQuestion(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<AnswerData> {
+/** What an answer is made from: the model, the passages found for the question, and its images. */
+interface Material {
+  model: Model;
+  passages: Passage[];
+  images: ImageAttachment[];
+  /** the images the provider reads (none without an image-capable provider) */
+  readImages: ImageAttachment[];
+  retrievalMode: RetrievalMode;
+}
+
+async function gather(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<Material> {
   const model = resolveModel(principal.plan, question.model);
   const store = await readableStore(em, question.storeId ?? DEFAULT_STORE, principal);
   const attachments = question.attachments ?? [];
@@ -80,37 +99,88 @@ export async function answerQuestion(em: EntityManager, services: AnsweringServi
 
   // attached text steers the search as well as joining the context
   const steering = texts.map((t) => t.pages.map((p) => p.text).join(' ').slice(0, STEERING_CHARS)).join(' ');
-  const hits = await retrieve(services.index, services.provider?.embedder ?? null, {
+  const { hits, mode: retrievalMode } = await retrieve(services.index, services.embedder, {
     store: store.id,
     question: `${question.text} ${steering}`.trim(),
     filters: question.filters ?? {},
     limit: services.topK,
   });
   const passages = [...texts.flatMap(fromAttachment), ...hits.map(fromHit)];
-  const provider = services.provider;
-  const readImages = provider?.acceptsImages ? images : [];
+  return { model, passages, images, readImages: services.provider?.acceptsImages ? images : [], retrievalMode };
+}
 
-  let drafted;
+/** The drafted answer and its token counts: provider-reported, else counted as a model would have read and written. */
+async function draft(services: AnsweringServices, principal: Principal, question: Question, material: Material): Promise<Generated> {
+  const { model, passages, readImages } = material;
+  if (services.provider) return generativeAnswer(services.provider, model, question.text, passages, readImages);
+  const drafted = extractiveAnswer(question.text, passages);
+  // counted with a real tokenizer, off the event loop
+  const [answerTokens = 0, ...read] = await countTokensOf(services.work, principal.keyId, [drafted.answer, question.text, ...passages.map((p) => p.text)]);
+  return { ...drafted, promptTokens: read.reduce((sum, n) => sum + n, 0), completionTokens: answerTokens };
+}
+
+/** What follows the drafted text when some images could not be read ('' when none). */
+function unreadNote({ images, readImages }: Material): string {
+  const unread = images.filter((i) => !readImages.includes(i));
+  return unread.length ? `\n\n${unreadImagesNote(unread)}` : '';
+}
+
+function usageOf(services: AnsweringServices, { model, images, retrievalMode }: Material, promptTokens: number, completionTokens: number): AnswerUsage {
+  const prompt = promptTokens + images.reduce((sum, i) => sum + i.tokens, 0);
+  return { model, tokens: prompt + completionTokens, costUsd: costUsd(services.prices, model, prompt, completionTokens), retrievalMode };
+}
+
+export async function answerQuestion(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<AnswerData> {
+  const material = await gather(em, services, principal, question);
+  const drafted = await draft(services, principal, question, material);
+  return {
+    answer: `${drafted.answer}${unreadNote(material)}`,
+    citations: drafted.used.map((i) => citation(material.passages[i]!)),
+    ...usageOf(services, material, drafted.promptTokens, drafted.completionTokens),
+  };
+}
+
+export type AnswerEvent = { type: 'citations'; citations: CitationData[]; retrievalMode: RetrievalMode } | { type: 'text'; text: string };
+
+/**
+ * The answer of answerQuestion, as it is produced: its citations first, then its text in pieces
+ * that join into the same answer, then (returned) its usage. Everything that can refuse the
+ * question (model, store, retrieval, a provider that refuses the request) happens before the
+ * first event. With a provider, the text comes as the provider writes it, and the citations are
+ * every passage it is given, in the numbering its `[n]` markers use: which of them it cites is
+ * only known at the end. Otherwise the drafted answer comes a sentence at a time.
+ */
+export async function* streamAnswer(
+  em: EntityManager,
+  services: AnsweringServices,
+  principal: Principal,
+  question: Question,
+  signal: AbortSignal,
+): AsyncGenerator<AnswerEvent, AnswerUsage, undefined> {
+  const material = await gather(em, services, principal, question);
+  const { model, passages, readImages } = material;
   let promptTokens: number;
   let completionTokens: number;
-  if (provider) {
-    drafted = await generativeAnswer(provider, model, question.text, passages, readImages);
-    ({ promptTokens, completionTokens } = drafted);
+  if (services.provider && canGenerate(passages, readImages)) {
+    const completion = await services.provider.stream(model, promptFor(question.text, passages, readImages), signal);
+    yield { type: 'citations', citations: passages.map(citation), retrievalMode: material.retrievalMode };
+    let step = await completion.next();
+    for (; !step.done; step = await completion.next()) yield { type: 'text', text: step.value };
+    ({ promptTokens, completionTokens } = step.value);
   } else {
-    drafted = extractiveAnswer(question.text, passages);
-    // what a model would have read and written, counted with a real tokenizer, off the event loop
-    const [answerTokens = 0, ...read] = await countTokensOf(services.work, principal.keyId, [drafted.answer, question.text, ...passages.map((p) => p.text)]);
-    promptTokens = read.reduce((sum, n) => sum + n, 0);
-    completionTokens = answerTokens;
+    const drafted = await draft(services, principal, question, material);
+    yield { type: 'citations', citations: drafted.used.map((i) => citation(passages[i]!)), retrievalMode: material.retrievalMode };
+    for (const piece of sentencePieces(drafted.answer)) yield { type: 'text', text: piece };
+    ({ promptTokens, completionTokens } = drafted);
   }
-  const unread = images.filter((i) => !readImages.includes(i));
-  const answer = unread.length ? `${drafted.answer}\n\n${unreadImagesNote(unread)}` : drafted.answer;
-  promptTokens += images.reduce((sum, i) => sum + i.tokens, 0);
-  return {
-    answer,
-    citations: drafted.used.map((i) => citation(passages[i]!)),
-    model,
-    tokens: promptTokens + completionTokens,
-    costUsd: costUsd(services.prices, model, promptTokens, completionTokens),
-  };
+  const note = unreadNote(material);
+  if (note) yield { type: 'text', text: note };
+  return usageOf(services, material, promptTokens, completionTokens);
+}
+
+/** The text cut after each sentence: the pieces join into the text again, spaces included. */
+function sentencePieces(text: string): string[] {
+  // the last piece runs to the end of the text, whatever follows its last sentence
+  const ends = [...sentenceSpans(text).slice(0, -1).map((span) => span.end), text.length];
+  return ends.map((end, i) => text.slice(i === 0 ? 0 : ends[i - 1], end)).filter((piece) => piece !== '');
 }

@@ -1,7 +1,7 @@
 import type { ImageAttachment } from '../attachments/prepare.js';
 import { splitMarkedText } from '../documents/pages.js';
 import type { Model } from '../../generated/contract-values.js';
-import type { ContentPart, ModelProvider } from '../ports/model-provider.js';
+import type { ChatMessage, ContentPart, ModelProvider } from '../ports/model-provider.js';
 import { detectLanguage } from '../text/normalise.js';
 import type { Drafted } from './extractive.js';
 import { nothingFound } from './not-found.js';
@@ -24,17 +24,13 @@ function pagesLabel(pages: number[]): string {
   return pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.join(', ')}`;
 }
 
-/** The provider writes the answer from the passages (and images) only; the passages it cites are the citations. */
-export async function generativeAnswer(
-  provider: ModelProvider,
-  model: Model,
-  question: string,
-  passages: Passage[],
-  images: ImageAttachment[] = [],
-): Promise<Generated> {
-  if (passages.length === 0 && images.length === 0) {
-    return { answer: nothingFound(detectLanguage(question)), used: [], promptTokens: 0, completionTokens: 0 };
-  }
+/** Whether there is anything to ask the provider about; without it the answer says that nothing was found. */
+export function canGenerate(passages: Passage[], images: ImageAttachment[]): boolean {
+  return passages.length > 0 || images.length > 0;
+}
+
+/** The messages that ask for an answer from the numbered passages (and images) only. */
+export function promptFor(question: string, passages: Passage[], images: ImageAttachment[]): ChatMessage[] {
   const numbered = passages
     .map((passage, i) => {
       const text = splitMarkedText(passage.text).map((p) => p.text).join('\n');
@@ -45,10 +41,24 @@ export async function generativeAnswer(
     { type: 'text', text: `Passages:\n\n${numbered || '(none)'}\n\nQuestion: ${question}` },
     ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: image.dataUrl } })),
   ];
-  const completion = await provider.complete(model, [
+  return [
     { role: 'system', content: SYSTEM },
     { role: 'user', content },
-  ]);
+  ];
+}
+
+/** The provider writes the answer from the passages (and images) only; the passages it cites are the citations. */
+export async function generativeAnswer(
+  provider: ModelProvider,
+  model: Model,
+  question: string,
+  passages: Passage[],
+  images: ImageAttachment[] = [],
+): Promise<Generated> {
+  if (!canGenerate(passages, images)) {
+    return { answer: nothingFound(detectLanguage(question)), used: [], promptTokens: 0, completionTokens: 0 };
+  }
+  const completion = await provider.complete(model, promptFor(question, passages, images));
   const cited = [...completion.text.matchAll(/\[(\d+)\]/g)]
     .map((m) => Number(m[1]) - 1)
     .filter((i) => i >= 0 && i < passages.length);

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Document } from '../../db/entities.js';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, ServiceError } from '../errors.js';
 import { chunkPages } from '../documents/chunker.js';
 import { extractDocument } from '../documents/extract.js';
 import type { HeavyWork } from '../ports/heavy-work.js';
-import type { Embedder } from '../ports/model-provider.js';
+import type { Embedder } from '../ports/embedder.js';
 import type { ChunkRecord, SearchIndex } from '../ports/search-index.js';
 import { analysedText, stemText } from '../text/analyse.js';
 import { ensureStore } from '../stores/stores.js';
@@ -31,6 +31,8 @@ export interface IngestRequest {
   shared?: boolean;
   /** reads the file off the event loop, within the service's budgets */
   work: HeavyWork;
+  /** waits between attempts to embed the chunks while the embeddings endpoint fails (default: EMBEDDING_RETRY_DELAYS_MS) */
+  embeddingRetryDelaysMs?: readonly number[];
 }
 
 export interface IngestResult {
@@ -44,6 +46,35 @@ export interface IngestResult {
 /** The same store and name always give the same id, so re-ingesting replaces the document. */
 export function documentId(store: string, name: string): string {
   return `doc_${createHash('sha256').update(`${store}\u0000${name}`).digest('hex').slice(0, 24)}`;
+}
+
+/** Waits between attempts while the embeddings endpoint fails: about a minute and a half in all, then ingestion gives up. */
+export const EMBEDDING_RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000] as const;
+
+/** Thrown when a document's chunks cannot get their vectors: nothing of it was indexed. */
+export class EmbeddingFailedError extends Error {}
+
+/**
+ * The chunks' vectors, asking again with growing waits while the endpoint fails: a chunk is
+ * never indexed without its vector, since hybrid search would silently rank it by keywords alone.
+ * `outcome` says what did not happen when it gives up ("notes.pdf was not indexed").
+ */
+export async function embedPassages(embedder: Embedder, outcome: string, texts: string[], delays: readonly number[] = EMBEDDING_RETRY_DELAYS_MS): Promise<number[][]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await embedder.embed(texts, 'passage');
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      const delay = delays[attempt];
+      if (delay === undefined) {
+        throw new EmbeddingFailedError(
+          `${outcome}: the embeddings endpoint failed ${attempt + 1} times. Check that it runs (EMBEDDINGS_BASE_URL) and try again`,
+          { cause: error },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 /** Metadata as an operator gives it (flags, a manifest), before it is checked. */
@@ -86,7 +117,7 @@ export async function ingestDocument(em: EntityManager, index: SearchIndex, embe
     chunkIndex: chunk.index,
     ingestRun: run,
   }));
-  const vectors = embedder ? await embedder.embed(chunks.map((c) => c.text)) : undefined;
+  const vectors = embedder ? await embedPassages(embedder, `${request.name} was not indexed`, chunks.map((c) => c.text), request.embeddingRetryDelaysMs) : undefined;
   try {
     await index.writeChunks(request.store, records, vectors);
   } catch (error) {

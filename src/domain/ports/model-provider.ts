@@ -10,15 +10,18 @@ export interface Completion {
   completionTokens: number;
 }
 
+/** A completion as it is produced: pieces of its text, then the whole completion when it ends. */
+export type CompletionStream = AsyncGenerator<string, Completion, undefined>;
+
 /** What the service needs from a language-model provider. */
 export interface ModelProvider {
   complete(model: Model, messages: ChatMessage[]): Promise<Completion>;
-  /** Embeddings for hybrid retrieval, or null when embeddings are turned off. */
-  readonly embedder: Embedder | null;
+  /**
+   * Starts a completion that is read as it is produced. Resolves once the provider has accepted
+   * the request, so that a refusal is known before anything is passed on. Aborting `signal`
+   * (the caller went away) stops the provider's work; the call then fails with the signal's reason.
+   */
+  stream(model: Model, messages: ChatMessage[], signal: AbortSignal): Promise<CompletionStream>;
   /** Whether the configured models read image inputs. */
   readonly acceptsImages: boolean;
-}
-
-export interface Embedder {
-  embed(texts: string[]): Promise<number[][]>;
 }

@@ -37,8 +37,23 @@ export interface SearchRequest {
   stems: string;
   filters: MetadataFilters;
   limit: number;
-  /** Query embedding: when given, the search is hybrid (BM25 + vector), else BM25 only. */
-  vector?: number[];
+  /** When given, the search is hybrid (BM25 and vector), else BM25 only. */
+  hybrid?: HybridSearch;
+}
+
+export interface HybridSearch {
+  /** the question's embedding */
+  vector: number[];
+  /** weight of the vector ranking against BM25's: 0 is BM25 alone, 1 vectors alone */
+  alpha: number;
+  /** how the two rankings combine: by rank (reciprocal rank fusion) or by normalised scores */
+  fusion: 'ranked' | 'relativeScore';
+}
+
+/** A stored chunk without a vector, to be embedded by the re-index command. */
+export interface UnembeddedChunk {
+  id: string;
+  chunkText: string;
 }
 
 export interface Hit {
@@ -56,4 +71,8 @@ export interface SearchIndex {
   deleteChunks(store: string, which: ChunkSelection): Promise<void>;
   /** The store's best matches, best first; none for a store that holds nothing yet. */
   search(store: string, request: SearchRequest): Promise<Hit[]>;
+  /** The store's chunks that have no vector (those indexed before hybrid retrieval), read in batches. */
+  unembeddedChunks(store: string): AsyncIterable<UnembeddedChunk>;
+  /** Gives stored chunks their vectors. */
+  addVectors(store: string, vectors: { id: string; vector: number[] }[]): Promise<void>;
 }

@@ -12,13 +12,15 @@ export interface KeyOptions {
   readOnly?: boolean;
   allowedIps?: string[];
   now?: Date;
+  /** An existing account to give the key (its subscription is set as for a new one). */
+  accountId?: string;
 }
 
-/** A fresh account with a subscription and one key; every test gets its own, so tests never share counts. */
+/** A fresh account (or `accountId`) with a subscription and one key; every test gets its own, so tests never share counts. */
 export async function newKey(orm: Orm, options: KeyOptions = {}): Promise<{ key: string; keyId: string; accountId: string }> {
   const em = orm.em.fork();
   const now = options.now ?? new Date();
-  const account = await createAccount(em, `test account ${Math.random().toString(36).slice(2)}`);
+  const account = options.accountId ? { id: options.accountId } : await createAccount(em, `test account ${Math.random().toString(36).slice(2)}`);
   await setSubscription(em, account.id, { planCode: options.plan ?? 'free', state: 'active' }, now);
   const { key, record } = await createKey(
     em,

@@ -1,8 +1,10 @@
 import { OpenAPIBackend, SetMatchType, ValidationContext, type Document } from 'openapi-backend';
+import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../../src/generated/api-types.js';
 import spec from '../../../src/generated/openapi.json' with { type: 'json' };
+import { parseEventStream, type SseEvent } from './event-stream.js';
 
 // The integration tests speak the contract: requests are typed from the generated `paths`, and
 // every response, also to a request malformed on purpose, is checked against what the contract
@@ -24,7 +26,8 @@ for (const { operationId } of api.getOperations()) {
 }
 
 export type Schemas = components['schemas'];
-export type ApiClient = Client<paths>;
+/** Typed for JSON answers: the query operations also document an event stream, which this client never asks for. */
+export type ApiClient = Client<paths, 'application/json'>;
 
 export interface ApiResponse {
   status: number;
@@ -42,14 +45,27 @@ export function operationIds(): string[] {
   return api.getOperations().map((o) => o.operationId!);
 }
 
+/** The operation id of `method` (any case) on the contract's path template `path`; undefined when the contract has none there. */
+export function operationIdAt(method: string, path: string): string | undefined {
+  return api.getOperations().find((o) => o.path === path && o.method === method.toLowerCase())?.operationId;
+}
+
 function operationOf(operationId: string) {
   const operation = api.getOperation(operationId);
   if (!operation) throw new Error(`unknown operation ${operationId}`);
   return operation;
 }
 
-function parseBody(text: string, where: string): unknown {
+const EVENT_STREAM = 'text/event-stream';
+
+function mediaTypeOf(headers: Headers): string {
+  return headers.get('content-type')?.split(';')[0]?.trim() ?? '';
+}
+
+/** The body as JSON, or for an event stream its events (their data still JSON text). */
+function parseBody(text: string, where: string, mediaType = 'application/json'): unknown {
   if (!text) return undefined;
+  if (mediaType === EVENT_STREAM) return parseEventStream(text);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -68,12 +84,15 @@ export function expectDocumented(res: ApiResponse, operationId: string): void {
     throw new Error(`${operationId} answered ${res.status}, which is not documented (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`);
   }
   const mediaTypes = Object.keys(documented.content ?? {});
-  const contentType = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
+  const contentType = mediaTypeOf(res.headers);
   if (res.body !== undefined && !mediaTypes.includes(contentType)) {
     throw new Error(`${where} has Content-Type '${contentType}', documented: ${mediaTypes.join(', ') || 'no body'}`);
   }
-  // a response without content (204) has nothing to validate
-  if (res.body !== undefined || mediaTypes.length > 0) {
+  if (contentType === EVENT_STREAM) {
+    const schema = (documented.content![EVENT_STREAM] as { schema: EventSchema }).schema;
+    expectEvents(res.body as SseEvent[], schema, where);
+  } else if (res.body !== undefined || mediaTypes.length > 0) {
+    // (a response without content, such as a 204, has nothing to validate)
     const body = api.validateResponse(res.body, operation, res.status);
     if (body.errors) throw new Error(`${where} body does not match the contract: ${JSON.stringify(body.errors)}`);
   }
@@ -89,6 +108,37 @@ export function expectDocumented(res: ApiResponse, operationId: string): void {
   }
 }
 
+/** One event as the contract describes it (a 3.1 `schema` of text/event-stream describes one event): its name, and its data's JSON by contentSchema. */
+type EventSchema = {
+  oneOf?: EventSchema[];
+  properties?: { event?: { const?: string }; data?: { contentMediaType?: string; contentSchema?: object } };
+};
+
+const dataValidators = new Map<object, ValidateFunction>();
+
+/** Fails unless every event is one the schema documents, with data that is JSON matching that event's contentSchema. */
+function expectEvents(events: SseEvent[], schema: EventSchema, where: string): void {
+  const documented = schema.oneOf ?? [schema];
+  for (const [i, { event, data }] of events.entries()) {
+    const branch = documented.find((d) => d.properties?.event?.const === event);
+    if (!branch) throw new Error(`${where} event #${i} '${event}' is not documented (documented: ${documented.map((d) => d.properties?.event?.const).join(', ')})`);
+    const content = branch.properties!.data!;
+    if (content.contentMediaType !== 'application/json' || !content.contentSchema) throw new Error(`${where}: event '${event}' documents no JSON data`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      throw new Error(`${where} event #${i} '${event}' has data that is not JSON: ${data.slice(0, 200)}`);
+    }
+    let validate = dataValidators.get(content.contentSchema);
+    if (!validate) {
+      validate = api.validator.getAjv(ValidationContext.Response).compile(content.contentSchema);
+      dataValidators.set(content.contentSchema, validate);
+    }
+    if (!validate(parsed)) throw new Error(`${where} event #${i} '${event}' data does not match the contract: ${JSON.stringify(validate.errors)}`);
+  }
+}
+
 /** Fails unless `value` matches the named schema of the contract (for answers outside any operation, such as an unknown path). */
 export function expectSchema(value: unknown, schema: keyof Schemas): void {
   const validate = api.validator.getAjv(ValidationContext.Response).compile(spec.components.schemas[schema]);
@@ -99,11 +149,11 @@ export function expectSchema(value: unknown, schema: keyof Schemas): void {
 // fails the call that received it.
 const checkedAgainstContract: Middleware = {
   async onResponse({ request, response, schemaPath }) {
-    const operation = api.getOperations().find((o) => o.path === schemaPath && o.method === request.method.toLowerCase());
-    if (!operation?.operationId) throw new Error(`${request.method} ${schemaPath} is not an operation of the contract`);
+    const operationId = operationIdAt(request.method, schemaPath);
+    if (!operationId) throw new Error(`${request.method} ${schemaPath} is not an operation of the contract`);
     const text = await response.text();
-    const where = `${operation.operationId} ${response.status}`;
-    expectDocumented({ status: response.status, headers: response.headers, body: parseBody(text, where) }, operation.operationId);
+    const where = `${operationId} ${response.status}`;
+    expectDocumented({ status: response.status, headers: response.headers, body: parseBody(text, where, mediaTypeOf(response.headers)) }, operationId);
     // the body has been read: hand openapi-fetch an unread copy
     return new Response(text || null, response);
   },
@@ -111,27 +161,34 @@ const checkedAgainstContract: Middleware = {
 
 /** A client typed from the contract (src/generated/api-types.ts), sending `key` as X-API-Key; every response is checked with expectDocumented. */
 export function apiClient(baseUrl: string, key?: string): ApiClient {
-  const client = createClient<paths>({ baseUrl, headers: key === undefined ? {} : { 'X-API-Key': key } });
+  const client = createClient<paths, 'application/json'>({ baseUrl, headers: key === undefined ? {} : { 'X-API-Key': key } });
   client.use(checkedAgainstContract);
   return client;
 }
 
 /**
  * Sends a request exactly as written (a raw body, odd headers, broken multipart framing) to the
- * path and method of `operationId`, and checks the response against that operation's contract.
+ * path and method of `operationId` (its `{parameters}` filled from `path`), and checks the
+ * response against that operation's contract.
  */
 export async function sendRaw(
   baseUrl: string,
   operationId: string,
-  init: RequestInit & { key?: string } = {},
+  init: RequestInit & { key?: string; path?: Record<string, string> } = {},
 ): Promise<ApiResponse & { bytes: number }> {
-  const { key, ...request } = init;
+  const { key, path, ...request } = init;
   const operation = operationOf(operationId);
   const headers = new Headers(request.headers);
   if (key) headers.set('X-API-Key', key);
-  const res = await fetch(`${baseUrl}${operation.path}`, { method: operation.method.toUpperCase(), ...request, headers });
+  const url = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(path?.[name] ?? `{${name}}`));
+  const res = await fetch(`${baseUrl}${url}`, { method: operation.method.toUpperCase(), ...request, headers });
   const text = await res.text();
-  const response = { status: res.status, headers: res.headers, body: parseBody(text, `${operationId} ${res.status}`), bytes: Buffer.byteLength(text) };
+  const response = {
+    status: res.status,
+    headers: res.headers,
+    body: parseBody(text, `${operationId} ${res.status}`, mediaTypeOf(res.headers)),
+    bytes: Buffer.byteLength(text),
+  };
   expectDocumented(response, operationId);
   return response;
 }

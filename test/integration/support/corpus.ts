@@ -20,7 +20,7 @@ export async function manifest(): Promise<ManifestItem[]> {
 /** Indexes the whole sample curriculum into a store, as `npm run ingest -- --manifest` does. */
 export async function ingestSamples(orm: Orm, services: Services, store: string): Promise<void> {
   for (const item of await manifest()) {
-    await ingestDocument(orm.em.fork(), services.index, services.provider?.embedder ?? null, {
+    await ingestDocument(orm.em.fork(), services.index, services.embedder, {
       store,
       name: item.name,
       bytes: new Uint8Array(await readFile(item.file)),

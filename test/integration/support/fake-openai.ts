@@ -3,12 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { closeServer, onCleanup } from './cleanup.js';
 
-// A local server speaking the OpenAI HTTP protocol (POST /v1/chat/completions and
-// /v1/embeddings), the one stand-in the tests use: the real provider cannot be reached here.
+// A local server speaking the OpenAI HTTP protocol (POST /v1/chat/completions, also streamed as
+// Server-Sent Events, and /v1/embeddings), the one stand-in the tests use: the real provider
+// cannot be reached here.
 
 export interface ChatRequest {
   model: string;
   messages: { role: string; content: string | { type: string; text?: string }[] }[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
 }
 
 /** The text of a message, whether plain or in content parts (images are not text). */
@@ -16,12 +19,43 @@ export function messageText(content: ChatRequest['messages'][number]['content'])
   return typeof content === 'string' ? content : content.filter((p) => p.type === 'text').map((p) => p.text ?? '').join(' ');
 }
 
-export type ChatBehaviour = (request: ChatRequest) => { text: string; status?: number; delayMs?: number };
+export interface EmbeddingRequest {
+  model: string;
+  input: string[];
+  /** what the caller embeds the texts as (e5 servers prefix "query: " or "passage: ") */
+  inputType?: string;
+}
+
+export interface ChatReply {
+  text: string;
+  /** an error status instead of the answer, before anything is streamed */
+  status?: number;
+  /** a wait before the answer (or its first streamed piece) */
+  delayMs?: number;
+  /** streamed: the answer in these pieces (by default word by word, each with the space before it) */
+  pieces?: string[];
+  /** streamed: a wait before each piece after the first */
+  pauseMs?: number;
+  /** streamed: after this many pieces an error event ends the stream instead of the rest */
+  failAfter?: number;
+  /** streamed: the pieces after the first wait until this settles */
+  hold?: Promise<void>;
+}
+
+export type ChatBehaviour = (request: ChatRequest) => ChatReply;
+
+/** A streamed answer: how its connection ended, once it has. */
+export interface StreamRecord {
+  request: ChatRequest;
+  /** 'finished' after [DONE] (or the error event); 'closed' when the caller closed the connection first */
+  ended: Promise<'finished' | 'closed'>;
+}
 
 export interface FakeOpenAi {
   url: string;
   chatRequests: ChatRequest[];
-  embeddingRequests: { model: string; input: string[] }[];
+  streams: StreamRecord[];
+  embeddingRequests: EmbeddingRequest[];
   setChat(behaviour: ChatBehaviour): void;
   close(): Promise<void>;
 }
@@ -58,9 +92,43 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+function usageOf(request: ChatRequest, text: string) {
+  const prompt = Math.ceil(request.messages.map((m) => messageText(m.content)).join(' ').length / 4);
+  const completion = Math.ceil(text.length / 4);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
+
+/** The answer as OpenAI streams it: chat.completion.chunk events, a usage chunk when asked for, then [DONE]. */
+async function stream(res: ServerResponse, request: ChatRequest, reply: ChatReply): Promise<'finished' | 'closed'> {
+  const closed = new Promise<'closed'>((resolve) => res.on('close', () => resolve('closed')));
+  const chunk = (choices: unknown[], usage: unknown = null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_790_000_000, model: request.model, system_fingerprint: null, choices, usage })}\n\n`;
+  const delta = (content: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: content, logprobs: null, finish_reason: finish }]);
+  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+  res.write(delta({ role: 'assistant', content: '', refusal: null }));
+  const pieces = reply.pieces ?? reply.text.split(/(?=\s)/);
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0 && reply.pauseMs) await Promise.race([sleep(reply.pauseMs), closed]);
+    if (i === 1 && reply.hold) await Promise.race([reply.hold, closed]);
+    if (res.destroyed) return 'closed';
+    if (reply.failAfter === i) {
+      res.end(`data: ${JSON.stringify({ error: { message: reply.text, type: 'server_error', param: null, code: null } })}\n\n`);
+      return 'finished';
+    }
+    res.write(delta({ content: piece }));
+  }
+  res.write(delta({}, 'stop'));
+  if (request.stream_options?.include_usage) res.write(chunk([], usageOf(request, reply.text)));
+  res.end('data: [DONE]\n\n');
+  return 'finished';
+}
+
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const chatRequests: ChatRequest[] = [];
-  const embeddingRequests: { model: string; input: string[] }[] = [];
+  const streams: StreamRecord[] = [];
+  const embeddingRequests: EmbeddingRequest[] = [];
   let behaviour: ChatBehaviour = () => ({ text: 'According to the passages [1].' });
 
   const server: Server = createServer((req, res) => {
@@ -75,19 +143,23 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs).unref());
         if (res.destroyed) return;
         if (reply.status && reply.status !== 200) return send(res, reply.status, { error: { message: reply.text, type: 'server_error' } });
-        const prompt = request.messages.map((m) => messageText(m.content)).join(' ');
+        if (request.stream) {
+          const ended = stream(res, request, reply);
+          streams.push({ request, ended });
+          return;
+        }
         return send(res, 200, {
           id: 'chatcmpl-test',
           object: 'chat.completion',
           created: 1_790_000_000,
           model: request.model,
           choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(reply.text.length / 4), total_tokens: Math.ceil(prompt.length / 4) + Math.ceil(reply.text.length / 4) },
+          usage: usageOf(request, reply.text),
         });
       }
       if (req.method === 'POST' && req.url === '/v1/embeddings') {
         const input = (Array.isArray(body.input) ? body.input : [body.input]) as string[];
-        embeddingRequests.push({ model: String(body.model), input });
+        embeddingRequests.push({ model: String(body.model), input, inputType: typeof body.input_type === 'string' ? body.input_type : undefined });
         const asBase64 = body.encoding_format === 'base64';
         return send(res, 200, {
           object: 'list',
@@ -108,6 +180,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     chatRequests,
+    streams,
     embeddingRequests,
     setChat: (b) => (behaviour = b),
     close,

@@ -9,7 +9,7 @@ import { closeServer, onCleanup } from './cleanup.js';
 import { STARTUP_DEADLINE_MS } from './processes.js';
 
 // A real HTTPS server on loopback for the attachment downloader, with a certificate made at test
-// time for the test host names files.test and redirect.test (and 127.0.0.1).
+// time for test host names (files.test and redirect.test unless told others) and 127.0.0.1.
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -31,16 +31,16 @@ export interface HttpsFileServer {
   close(): Promise<void>;
 }
 
-/** A self-signed certificate valid for one day, made with the openssl CLI. */
-export function makeCertificate(): Certificate {
+/** A self-signed certificate for `hosts`, valid for one day, made with the openssl CLI. */
+export function makeCertificate(hosts = ['files.test', 'redirect.test']): Certificate {
   const dir = mkdtempSync(join(tmpdir(), 'attachments-tls-'));
   try {
     execFileSync(
       'openssl',
       [
         'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
-        '-subj', '/CN=files.test',
-        '-addext', 'subjectAltName=DNS:files.test,DNS:redirect.test,IP:127.0.0.1',
+        '-subj', `/CN=${hosts[0]}`,
+        '-addext', `subjectAltName=${hosts.map((host) => `DNS:${host}`).join(',')},IP:127.0.0.1`,
         '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
       ],
       // synchronous, so jest's timeouts cannot interrupt it: it needs its own

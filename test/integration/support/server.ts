@@ -7,6 +7,7 @@ import { connect, type Orm } from '../../../src/db/orm.js';
 import { createApp } from '../../../src/http/app.js';
 import { createHttpServer, listen } from '../../../src/http/server.js';
 import { loadConfig } from '../../../src/config.js';
+import type { AvailabilityLog } from '../../../src/providers/openai-embedder.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { startBillingWorker } from '../../../src/jobs/billing-worker.js';
 import { closeServer, onCleanup } from './cleanup.js';
@@ -34,10 +35,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Services as the environment configures them (the test Weaviate, no model provider unless given); their client is closed after the test file at the latest. */
-export function testServices(overrides: Partial<Services> = {}, env: NodeJS.ProcessEnv = {}): Services {
-  const config = loadConfig({ ...process.env, OPENAI_API_KEY: undefined, KEY_HASH_SECRET: HASH_SECRET, ...env });
-  const services = { ...createServices(config), ...overrides };
+/**
+ * Services as the environment configures them (the test Weaviate; no model provider and no
+ * embeddings unless given, so that tests which do not compare retrievals ingest without waiting
+ * for vectors); their client is closed after the test file at the latest. `log` hears the
+ * embeddings endpoint's outages, as the service's logger does.
+ */
+export function testServices(overrides: Partial<Services> = {}, env: NodeJS.ProcessEnv = {}, log?: AvailabilityLog): Services {
+  const config = loadConfig({ ...process.env, OPENAI_API_KEY: undefined, EMBEDDINGS_BASE_URL: undefined, KEY_HASH_SECRET: HASH_SECRET, ...env });
+  const services = { ...createServices(config, log), ...overrides };
   onCleanup(async () => {
     await services.jobs.stop();
     await services.index.close();
@@ -52,7 +58,16 @@ export function testServices(overrides: Partial<Services> = {}, env: NodeJS.Proc
  * test is closed after the test file, also when starting fails half-way.
  */
 export async function startServer(
-  options: { clock?: Clock; environment?: 'live' | 'test'; trustProxy?: boolean; services?: Services; databaseUrl?: string; authFailuresPerMinute?: number; port?: number } = {},
+  options: {
+    clock?: Clock;
+    environment?: 'live' | 'test';
+    trustProxy?: boolean;
+    services?: Services;
+    databaseUrl?: string;
+    authFailuresPerMinute?: number;
+    streamHeartbeatMs?: number;
+    port?: number;
+  } = {},
 ): Promise<TestServer> {
   const services = options.services ?? testServices();
   let orm: Orm | undefined;
@@ -81,6 +96,7 @@ export async function startServer(
       trustProxy: options.trustProxy ?? false,
       services,
       rootDir: process.cwd(),
+      streamHeartbeatMs: options.streamHeartbeatMs ?? loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET }).STREAM_HEARTBEAT_MS,
     });
     if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, options.clock ?? systemClock, log);
     server = await listen(createHttpServer(app, log), options.port ?? 0, '127.0.0.1');

@@ -1,0 +1,147 @@
+// Retrieval measured on question sets whose answering passage is known: the sample curriculum's
+// questions (test/retrieval/questions.json) and the public QA sets of ../shared/eval-data (read in
+// place: their licences allow evaluation, not redistribution). Used by the retrieval-quality test
+// and by `npm run measure:retrieval`, which chose the hybrid settings.
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
+import type { Embedder } from '../../src/domain/ports/embedder.js';
+import type { HeavyWork } from '../../src/domain/ports/heavy-work.js';
+import type { ChunkRecord, MetadataFilters, SearchIndex } from '../../src/domain/ports/search-index.js';
+import { HYBRID, retrieve } from '../../src/domain/retrieval/retrieve.js';
+import { ensureStore } from '../../src/domain/stores/stores.js';
+
+export interface EvalQuestion {
+  question: string;
+  filters: MetadataFilters;
+  /** whether a retrieved chunk answers the question */
+  answeredBy(chunk: ChunkRecord): boolean;
+}
+
+export interface EvalDocument {
+  name: string;
+  bytes: Uint8Array;
+  metadata: Record<string, string>;
+}
+
+export interface EvalSet {
+  /** e.g. "sample curriculum, sinhala" */
+  name: string;
+  language: string;
+  /** the documents to index; sets that share them (the sample curriculum's languages) share a store */
+  corpus: string;
+  documents: EvalDocument[];
+  questions: EvalQuestion[];
+}
+
+const SAMPLES = resolve('samples/curriculum/manifest.json');
+export const EVAL_DATA_DIR = resolve(process.env.EVAL_DATA_DIR ?? '../shared/eval-data');
+
+/** The sample curriculum's questions, one set per language, over all its documents. */
+export async function sampleSets(): Promise<EvalSet[]> {
+  const manifest = JSON.parse(await readFile(SAMPLES, 'utf8')) as { file: string; name: string; metadata: Record<string, string> }[];
+  const documents = await Promise.all(
+    manifest.map(async (item) => ({ name: item.name, metadata: item.metadata, bytes: new Uint8Array(await readFile(resolve(dirname(SAMPLES), item.file))) })),
+  );
+  const questions = JSON.parse(await readFile('test/retrieval/questions.json', 'utf8')) as {
+    question: string;
+    language: string;
+    filters?: MetadataFilters;
+    expect: { name: string; page: number };
+  }[];
+  return ['english', 'sinhala', 'tamil'].map((language) => ({
+    name: `sample curriculum, ${language}`,
+    language,
+    corpus: 'samples',
+    documents,
+    questions: questions
+      .filter((q) => q.language === language)
+      .map((q) => ({
+        question: q.question,
+        filters: q.filters ?? {},
+        answeredBy: (chunk) => chunk.documentName === q.expect.name && chunk.pages.includes(q.expect.page),
+      })),
+  }));
+}
+
+/** SciQ (English science, passage `support`), the Sinhala SQuAD-style set (`context`) and the Tamil IndicQuest set (its `answer`s are the passages). */
+export async function sharedSets(dir = EVAL_DATA_DIR): Promise<EvalSet[]> {
+  const sets: [string, string, string, string][] = [
+    ['SciQ', 'english', 'sciq-test.jsonl', 'support'],
+    ['Sinhala QA', 'sinhala', 'sinhala-qa.jsonl', 'context'],
+    ['Tamil IndicQuest', 'tamil', 'tamil-qa.jsonl', 'answer'],
+  ];
+  return Promise.all(
+    sets.map(async ([name, language, file, passage]) => {
+      const rows = (await readFile(resolve(dir, file), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, string>);
+      const metadata = { subject: 'General', grade: '10', category: 'reference', language };
+      return {
+        name,
+        language,
+        corpus: file,
+        documents: rows.map((row, i) => ({ name: `${file}-${i}.txt`, metadata, bytes: new TextEncoder().encode(row[passage]) })),
+        questions: rows.map((row, i) => ({ question: row.question!, filters: {}, answeredBy: (chunk: ChunkRecord) => chunk.documentName === `${file}-${i}.txt` })),
+      };
+    }),
+  );
+}
+
+export interface IndexingServices {
+  em: () => EntityManager;
+  index: SearchIndex;
+  embedder: Embedder | null;
+  work: HeavyWork;
+}
+
+/** Indexes a corpus into a shared store of its own, with vectors when an embedder is given. */
+export async function indexCorpus(services: IndexingServices, store: string, documents: EvalDocument[], onDocument?: () => void): Promise<void> {
+  await ensureStore(services.em(), store, { shared: true });
+  for (const document of documents) {
+    await ingestDocument(services.em(), services.index, services.embedder, { store, ...document, work: services.work });
+    onDocument?.();
+  }
+}
+
+export interface Recall {
+  at1: number;
+  at5: number;
+  questions: number;
+  /** questions answered by hybrid retrieval (the others fell back to BM25) */
+  hybrid: number;
+  /** the questions whose passage was not in the top five */
+  misses: string[];
+}
+
+/** Remembers each question's embedding, so that several settings are measured with one call per question. */
+export function rememberingEmbedder(embedder: Embedder): Embedder {
+  const known = new Map<string, number[]>();
+  return {
+    async embed(texts, kind) {
+      const missing = texts.filter((t) => !known.has(`${kind}\u0000${t}`));
+      if (missing.length) (await embedder.embed(missing, kind)).forEach((v, i) => known.set(`${kind}\u0000${missing[i]!}`, v));
+      return texts.map((t) => known.get(`${kind}\u0000${t}`)!);
+    },
+  };
+}
+
+/** Recall@1 and @5 of the service's retrieval over a set: BM25 without an embedder, else hybrid with `settings`. */
+export async function recall(index: SearchIndex, embedder: Embedder | null, store: string, set: EvalSet, settings = HYBRID): Promise<Recall> {
+  let at1 = 0;
+  let at5 = 0;
+  let hybrid = 0;
+  const misses: string[] = [];
+  for (const q of set.questions) {
+    const { hits, mode } = await retrieve(index, embedder, { store, question: q.question, filters: q.filters, limit: 5 }, settings);
+    const rank = hits.findIndex((h) => q.answeredBy(h.chunk));
+    if (rank === 0) at1++;
+    if (rank >= 0) at5++;
+    else misses.push(q.question);
+    if (mode === 'hybrid') hybrid++;
+  }
+  const n = set.questions.length;
+  return { at1: n ? at1 / n : 0, at5: n ? at5 / n : 0, questions: n, hybrid, misses };
+}

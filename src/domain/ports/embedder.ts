@@ -1,0 +1,15 @@
+/**
+ * What a text is embedded as: e5-style models embed a question and the passage that answers it
+ * differently ("query: " and "passage: " prefixes, added by the embeddings server).
+ */
+export type EmbeddingKind = 'query' | 'passage';
+
+/**
+ * Vector embeddings for hybrid retrieval, from an embeddings endpoint of their own. An endpoint
+ * that cannot be reached throws DependencyUnavailableError; one that answers with an error
+ * UpstreamError.
+ */
+export interface Embedder {
+  /** One vector per text, in order. */
+  embed(texts: string[], kind: EmbeddingKind): Promise<number[][]>;
+}
