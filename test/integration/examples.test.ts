@@ -11,7 +11,7 @@ import spec from '../../src/generated/openapi.json' with { type: 'json' };
 import { newKey } from './support/accounts.js';
 import { onCleanup } from './support/cleanup.js';
 import { KEYLESS_OPERATIONS } from '../../src/generated/contract-values.js';
-import { expectDocumented, operationIdAt, sendRaw, type Schemas } from './support/contract.js';
+import { expectDocumented, mediaTypeOf, operationIdAt, parseBody, sendRaw, type Schemas } from './support/contract.js';
 import { ingestSamples } from './support/corpus.js';
 import { startDocsServer, type DocsServer } from './support/docs-server.js';
 import { file, makeCertificate, startHttpsFileServer, type HttpsFileServer } from './support/https-file-server.js';
@@ -320,8 +320,14 @@ function expectApiAnswer(run: CurlRun, shown: Fence | undefined, last: boolean):
   if (!operationId) throw new Error(`${run.method} ${run.url.pathname} is not an operation of the contract`);
   // guide examples are meant to work; on failure, the answer says why
   expect({ operation: operationId, status: run.status, answer: run.body.slice(0, 500) }).toMatchObject({ status: 200 });
-  const body = JSON.parse(run.body) as unknown;
+  const body = parseBody(run.body, `${operationId} ${run.status}`, mediaTypeOf(run.headers));
   expectDocumented({ status: run.status, headers: run.headers, body }, operationId);
+  if (mediaTypeOf(run.headers) === 'text/event-stream') {
+    // the streaming guide: citations first, then the answer's pieces, then usage
+    const events = (body as { event: string }[]).map((e) => e.event);
+    expect([events[0], events.at(-1)]).toEqual(['citations', 'usage']);
+    return;
+  }
   if (operationId === 'query' || operationId === 'queryMultipart') expectQueryAnswer(requestOf(run), body as Schemas['QueryResponse']);
   if (operationId === 'getUsage') expectUsage(body as Schemas['Usage']);
   if (!last || !shown) return;

@@ -28,7 +28,6 @@ beforeAll(async () => {
       OPENAI_API_KEY: 'test-provider-key',
       OPENAI_BASE_URL: fake.url,
       OPENAI_MODEL_FAST: 'provider-fast-1',
-      OPENAI_EMBEDDING_MODEL: 'none',
       // far longer than any wait below: a provider call that ends did not end by its own timeout
       PROVIDER_TIMEOUT_MS: '300000',
     }),

@@ -58,12 +58,12 @@ function operationOf(operationId: string) {
 
 const EVENT_STREAM = 'text/event-stream';
 
-function mediaTypeOf(headers: Headers): string {
+export function mediaTypeOf(headers: Headers): string {
   return headers.get('content-type')?.split(';')[0]?.trim() ?? '';
 }
 
 /** The body as JSON, or for an event stream its events (their data still JSON text). */
-function parseBody(text: string, where: string, mediaType = 'application/json'): unknown {
+export function parseBody(text: string, where: string, mediaType = 'application/json'): unknown {
   if (!text) return undefined;
   if (mediaType === EVENT_STREAM) return parseEventStream(text);
   try {
