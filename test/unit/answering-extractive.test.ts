@@ -68,6 +68,31 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('When did Congress pass the law?', [passage(name)]).answer).toBe(name);
   });
 
+  test('a PDF\'s heading line stays apart from the wrapped sentence under it; a line wrapped before a long word does not', () => {
+    const pdf = [
+      '--- PAGE 1 ---',
+      'The Anuradhapura Kingdom',
+      'Grade 8 History, Chapter 2: The Founding of Anuradhapura',
+      'For more than a thousand years, from about the fourth century BCE to the beginning of the',
+      'eleventh century CE, Anuradhapura was the capital of the island. This long period is called',
+      'the Anuradhapura period.',
+    ].join('\n');
+    expect(extractiveAnswer('When was Anuradhapura the capital?', [passage(pdf)]).answer).toBe(
+      'For more than a thousand years, from about the fourth century BCE to the beginning of the eleventh century CE, ' +
+        'Anuradhapura was the capital of the island. This long period is called the Anuradhapura period.',
+    );
+    // the second line stops short only because the long word after it did not fit
+    const sinhala = [
+      'ප්‍රභාසංශ්ලේෂක බැක්ටීරියා පරිණාමය වීමට පෙර නිදහස් ඔක්සිජන් වායුව පෘථිවි වායුගෝලයේ නොතිබුණි.',
+      'නිදහස් ඔක්සිජන් ප්‍රථම වරට සැලකිය යුතු ප්‍රමාණයකින් පෙනී සිටියේ',
+      'පැලියෝප්‍රොටෙරෝසොයික් යුගයේදී ය. පළමු වසර බිලියනය තුළ මෙම ජීවීන් නිපදවූ ඔක්සිජන් යකඩ සමඟ',
+      'ඒකාබද්ධ විය.',
+    ].join('\n');
+    expect(extractiveAnswer('නිදහස් ඔක්සිජන් පෙනී සිටියේ කුමන යුගයේදීද?', [passage(sinhala, 'sinhala')]).answer).toMatch(
+      /^නිදහස් ඔක්සිජන් ප්‍රථම වරට සැලකිය යුතු ප්‍රමාණයකින් පෙනී සිටියේ පැලියෝප්‍රොටෙරෝසොයික් යුගයේදී ය\./,
+    );
+  });
+
   test('list items, alone or run into prose, are never quoted', () => {
     const text = [
       'By the end of this section, you will be able to: • Describe the ovaries • List the steps of oogenesis',

@@ -154,7 +154,8 @@ function match(asked: Word, word: Word): number {
  * "යුලිසස් එස්. ග්‍රාන්ට්") does not end a sentence, and a heading run into its first sentence
  * ("Classification Features of Animals Animals are ...") is left out.
  */
-function answerSentences(text: string): Pick<Sentence, 'text' | 'prose' | 'answers'>[] {
+function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers'>[] {
+  const text = headingsApart(passageText);
   const out: Pick<Sentence, 'text' | 'prose' | 'answers'>[] = [];
   // whether each sentence follows prose (or a question inside a paragraph) on its line: a question there is in a paragraph too
   const afterProse: boolean[] = [];
@@ -175,6 +176,34 @@ function answerSentences(text: string): Pick<Sentence, 'text' | 'prose' | 'answe
   }
   return out;
 }
+
+/**
+ * A blank line after each line that reads as a heading or a paragraph's end: it has no closing
+ * punctuation, and the next line's first word would have fitted on it, so the line did not stop at
+ * the margin (in English the next line must also start with a capital). The sentence splitter
+ * joins the lines a PDF wraps, so without this a heading of more than a few words ("Grade 8
+ * History, Chapter 2: The Founding of Anuradhapura") would be run into the sentence under it.
+ */
+function headingsApart(text: string): string {
+  const lines = text.split('\n');
+  const lengths = lines.map((line) => line.trim().length).filter((n) => n > 0).sort((a, b) => a - b);
+  // most lines of a PDF's paragraph are full: the upper quartile is the width of the text
+  const full = lengths[Math.floor(lengths.length * 0.75)] ?? 0;
+  return lines
+    .map((line, i) => {
+      const next = lines[i + 1]?.trim() ?? '';
+      const nextWord = next.split(/\s/)[0]!;
+      const stopsShort = line.trim().length + 1 + nextWord.length < FULL_SHARE * full;
+      const heading = line.trim() !== '' && next !== '' && !LINE_END.test(line) && stopsShort && !/^\p{Ll}/u.test(next);
+      return heading ? `${line}\n` : line;
+    })
+    .join('\n');
+}
+
+// Punctuation that may end a line of prose (a sentence or a clause going on below)
+const LINE_END = /[.!?,;:।෴]["'”’)\]]*\s*$/u;
+/** A line with room left for the next word, by this share of the text's width, stopped before the margin. */
+const FULL_SHARE = 0.9;
 
 // An initial or a short title: one capital letter, Dr., Mr., St., or a Sinhala or Tamil letter with virama
 const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
