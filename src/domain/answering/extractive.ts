@@ -75,8 +75,8 @@ interface Sentence {
 
 /**
  * Quotes the sentences that answer the question: the sentence that covers most of the question
- * (its content words; for Sinhala and Tamil also by stem or a shared beginning, which absorbs
- * their suffixes), in the passage that covers most of it, higher-ranked and shorter ones winning
+ * (its content words, also by stem or a shared beginning, which absorbs the suffixes of Sinhala
+ * and Tamil words), in the passage that covers most of it, higher-ranked and shorter ones winning
  * ties; the sentences before it when it points back to them ("It is ..."); and the ones after
  * while the answer stays short. At most three sentences, all from one passage, in its order,
  * preferring passages in the question's language (attachments always count). Headings, titles,
