@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
 import type { Orm } from '../../src/db/orm.js';
@@ -32,6 +33,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RUN = Math.random().toString(36).slice(2, 8);
 const store = (format: Format) => `answer-quality-${format}-${RUN}`;
 const FONT: Record<Language, string> = { english: 'Noto Sans', sinhala: 'Noto Sans Sinhala' };
+// without it Chromium draws Sinhala as boxes, and the PDF half of the test would measure nothing
+const SINHALA_FONT_FILE = '/usr/share/fonts/truetype/noto/NotoSansSinhala-Regular.ttf';
 let orm: Orm;
 let services: Services;
 const sets: Record<Language, Item[]> = { english: [], sinhala: [] };
@@ -47,6 +50,7 @@ beforeAll(async () => {
   services = testServices();
   sets.english = (await lines('sciq-test.jsonl')).map((r) => ({ question: r.question!, answer: r.answer!, passage: r.support! }));
   sets.sinhala = (await lines('sinhala-qa.jsonl')).map((r) => ({ question: r.question!, answer: r.answer!, passage: r.context! }));
+  if (!existsSync(SINHALA_FONT_FILE)) throw new Error(`${SINHALA_FONT_FILE} is missing: apt-get install fonts-noto-core (scripts/setup.sh --browser does)`);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   onCleanup(() => browser.close());
   const page = await browser.newPage();
