@@ -11,16 +11,29 @@
 // becomes exactly one PDF page: the font size of a page is reduced until the page fits, and
 // the script fails if the page count of a PDF differs from the number of sections.
 //
-// Requirements:
-// - pdfkit, pinned in package.json (devDependencies).
-// - Noto fonts that cover Sinhala and Tamil (Debian/Ubuntu: apt-get install fonts-noto-core),
-//   looked up in /usr/share/fonts/truetype/noto, or in the folder named by FONT_DIR.
+// The entry's `producer` says what prints it, so that the samples are made the way people's
+// documents are: `pdfkit` (the default: this script draws the pages itself), `chromium`
+// (Chromium's print to PDF of an HTML rendering of the source: HarfBuzz shaping, the way many
+// documents are made today) or `libreoffice` (LibreOffice Writer's PDF export of the same HTML).
+// The Sinhala samples are printed by Chromium: pdfkit draws ැ after some consonants with the
+// glyph of ු and writes ු into the file's text, so no reader could get those words right.
 //
-// The output is deterministic: fixed dates and document ids derived from the metadata, so the
-// same sources and the same font files give the same bytes.
+// Requirements (Debian/Ubuntu):
+// - pdfkit, pinned in package.json (devDependencies).
+// - Noto fonts that cover Sinhala and Tamil (apt-get install fonts-noto-core), looked up in
+//   /usr/share/fonts/truetype/noto, or in the folder named by FONT_DIR.
+// - for the `chromium` and `libreoffice` entries: apt-get install chromium libreoffice-writer-nogui
+//   poppler-utils (pdfinfo counts the pages, pdftotext compares them in --check).
+// The committed PDFs are what ingestion reads: serving the samples needs none of these.
+//
+// pdfkit's output is deterministic: fixed dates and document ids derived from the metadata, so
+// the same sources and the same font files give the same bytes. Chromium and LibreOffice stamp
+// each file with the time it was made, so --check compares their text, page by page, instead.
 
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, writeFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import PDFDocument from 'pdfkit';
@@ -260,11 +273,13 @@ function pageFits(PDFDocument, fonts, blocks, base) {
   return pages === 1;
 }
 
-async function buildOne(PDFDocument, fonts, entry) {
+async function buildOne(PDFDocument, fonts, entry, work) {
   const slug = path.basename(entry.file, '.pdf');
   const srcFile = path.join('src', `${slug}.md`);
   const source = (await readFile(path.join(CORPUS, srcFile), 'utf8')).normalize('NFC');
   const pages = parsePages(source, srcFile);
+  const producer = entry.producer ?? 'pdfkit';
+  if (producer !== 'pdfkit') return { slug, producer, ...(await buildPrinted(producer, pages, entry, srcFile, work)) };
   const title = pages[0].find((b) => b.type === 'h1')?.text ?? slug;
   const md = entry.metadata ?? {};
   const meta = {
@@ -295,7 +310,91 @@ async function buildOne(PDFDocument, fonts, entry) {
   if (pageCount !== pages.length) {
     fail(`${srcFile}: produced ${pageCount} PDF pages for ${pages.length} source pages`);
   }
-  return { slug, bytes: Buffer.concat(chunks), pages: pages.length, sizes };
+  return { slug, producer, bytes: Buffer.concat(chunks), pages: pages.length, sizes };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing by Chromium or LibreOffice: the source as HTML, one source page per printed page.
+
+const LANG = { english: 'en', sinhala: 'si', tamil: 'ta' };
+const FAMILY = { english: 'Noto Sans', sinhala: 'Noto Sans Sinhala', tamil: 'Noto Sans Tamil' };
+const escapeHtml = (s) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
+/** HTML of the pages, each page's text at its own size (inline, which LibreOffice's import keeps). */
+function htmlOf(pages, sizes, language, title) {
+  const body = pages.map((blocks, i) => {
+    // LibreOffice reads page-break-before; Chromium both
+    const breakBefore = i === 0 ? '' : 'page-break-before: always; break-before: page; ';
+    return blocks
+      .map((block, j) => {
+        const style = STYLE[block.type];
+        const css = `${j === 0 ? breakBefore : ''}font-size: ${(sizes[i] * style.scale).toFixed(2)}pt; margin: ${style.before}em 0 ${style.after}em 0`;
+        const tag = block.type === 'li' ? 'p' : block.type;
+        const text = block.type === 'li' ? `${block.marker} ${block.text}` : block.text;
+        return `<${tag} style="${css}">${escapeHtml(text)}</${tag}>`;
+      })
+      .join('\n');
+  });
+  return `<!DOCTYPE html><html lang="${LANG[language] ?? 'en'}"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<style>@page { size: A4; margin: 2cm } body { font-family: '${FAMILY[language] ?? 'Noto Sans'}', 'Noto Sans', 'Noto Sans Math'; line-height: 1.3 }</style>
+</head><body>
+${body.join('\n')}
+</body></html>
+`;
+}
+
+function run(command, args) {
+  // Chromium logs its missing D-Bus at length: its output is shown only when it fails
+  return execFileSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 }).toString();
+}
+
+async function print(producer, html, work) {
+  const htmlFile = path.join(work, 'page.html');
+  await writeFile(htmlFile, html);
+  const out = path.join(work, 'page.pdf');
+  if (producer === 'chromium') {
+    run('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-pdf-header-footer', `--print-to-pdf=${out}`, htmlFile]);
+  } else if (producer === 'libreoffice') {
+    run('soffice', [`-env:UserInstallation=file://${work}/lo-profile`, '--headless', '--infilter=HTML (StarWriter)', '--convert-to', 'pdf:writer_pdf_Export', '--outdir', work, htmlFile]);
+  } else {
+    fail(`unknown producer '${producer}' (pdfkit, chromium or libreoffice)`);
+  }
+  return readFile(out);
+}
+
+function pageCount(pdf) {
+  return Number(/^Pages:\s+(\d+)$/m.exec(run('pdfinfo', [pdf]))?.[1]);
+}
+
+async function buildPrinted(producer, pages, entry, srcFile, work) {
+  const language = entry.metadata?.language;
+  const title = pages[0].find((b) => b.type === 'h1')?.text ?? entry.name;
+  const onePage = path.join(work, 'one.pdf');
+  const sizes = [];
+  for (const [i, blocks] of pages.entries()) {
+    let fitted;
+    for (const size of BASE_SIZES) {
+      await writeFile(onePage, await print(producer, htmlOf([blocks], [size], language, title), work));
+      if (pageCount(onePage) === 1) {
+        fitted = size;
+        break;
+      }
+    }
+    if (fitted === undefined) fail(`${srcFile}: page ${i + 1} does not fit on one ${producer} page even at ${BASE_SIZES.at(-1)} pt; shorten it`);
+    sizes.push(fitted);
+  }
+  const bytes = await print(producer, htmlOf(pages, sizes, language, title), work);
+  await writeFile(onePage, bytes);
+  const count = pageCount(onePage);
+  if (count !== pages.length) fail(`${srcFile}: ${producer} printed ${count} pages for ${pages.length} source pages`);
+  return { bytes, pages: pages.length, sizes };
+}
+
+/** The text of a PDF, page by page, as poppler reads it: what --check compares for printed files. */
+async function textOf(bytes, work) {
+  const file = path.join(work, 'check.pdf');
+  await writeFile(file, bytes);
+  return run('pdftotext', ['-enc', 'UTF-8', file, '-']);
 }
 
 async function main() {
@@ -309,21 +408,26 @@ async function main() {
 
   const fonts = findFonts();
   await mkdir(path.join(CORPUS, 'pdf'), { recursive: true });
+  const work = await mkdtemp(path.join(tmpdir(), 'sample-pdfs-'));
 
   let stale = 0;
-  for (const entry of selected) {
-    const { bytes, pages, sizes } = await buildOne(PDFDocument, fonts, entry);
-    const out = path.join(CORPUS, entry.file);
-    const note = `${pages} pages, font ${[...new Set(sizes)].join('/')} pt, ${bytes.length} bytes`;
-    if (check) {
-      const old = existsSync(out) ? await readFile(out) : null;
-      const same = old !== null && Buffer.compare(old, bytes) === 0;
-      if (!same) stale++;
-      console.log(`${same ? 'up to date' : 'DIFFERS   '} ${entry.file} (${note})`);
-    } else {
-      await writeFile(out, bytes);
-      console.log(`wrote ${path.relative(ROOT, out)} (${note})`);
+  try {
+    for (const entry of selected) {
+      const { producer, bytes, pages, sizes } = await buildOne(PDFDocument, fonts, entry, work);
+      const out = path.join(CORPUS, entry.file);
+      const note = `${producer}, ${pages} pages, font ${[...new Set(sizes)].join('/')} pt, ${bytes.length} bytes`;
+      if (check) {
+        const old = existsSync(out) ? await readFile(out) : null;
+        const same = old !== null && (producer === 'pdfkit' ? Buffer.compare(old, bytes) === 0 : (await textOf(old, work)) === (await textOf(bytes, work)));
+        if (!same) stale++;
+        console.log(`${same ? 'up to date' : 'DIFFERS   '} ${entry.file} (${note})`);
+      } else {
+        await writeFile(out, bytes);
+        console.log(`wrote ${path.relative(ROOT, out)} (${note})`);
+      }
     }
+  } finally {
+    await rm(work, { recursive: true, force: true });
   }
   if (check && stale > 0) fail(`${stale} PDF(s) differ from their sources; run node scripts/build-sample-pdfs.mjs`);
 }

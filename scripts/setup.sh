@@ -65,4 +65,14 @@ if [[ " $* " == *" --browser "* ]]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
   fi
+  # the answer-quality test prints Sinhala passages with Chromium: without these fonts it draws boxes
+  if [ ! -f /usr/share/fonts/truetype/noto/NotoSansSinhala-Regular.ttf ]; then
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+      log "the answer-quality test needs Debian's Noto fonts: install them (apt-get install fonts-noto-core)"
+      exit 1
+    fi
+    log "installing Debian's Noto fonts (Sinhala, Tamil) for the answer-quality test"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-noto-core >/dev/null
+  fi
 fi

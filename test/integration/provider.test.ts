@@ -60,6 +60,22 @@ describe('answers from an OpenAI-compatible provider', () => {
     expect(res.response.headers.get('X-Retrieval-Mode')).toBe('hybrid');
   });
 
+  test('the prompt numbers the passages; the answer\'s marks are renumbered to the citations, which keep rank order', async () => {
+    fake.setChat(() => ({ text: 'Droplets condense in clouds [2]; magma rises [1][2].' }));
+    const res = await ask({ query: 'Why do volcanoes erupt and how does rain form in clouds?' });
+    expect(res.response.status).toBe(200);
+    const prompt = messageText(fake.chatRequests.at(-1)!.messages[1]!.content);
+    const numbered = [...prompt.matchAll(/^\[(\d)\] (\S+), page 1$/gm)].map((m) => [m[1], m[2]]);
+    expect(numbered).toEqual([['1', expect.any(String)], ['2', expect.any(String)]]);
+    expect(res.data!.citations.map((c) => c.document_name)).toEqual(numbered.map(([, name]) => name));
+    expect(res.data!.answer).toBe('Droplets condense in clouds [2]; magma rises [1][2].');
+
+    fake.setChat(() => ({ text: 'Droplets condense in clouds [2].' }));
+    const second = await ask({ query: 'Why do volcanoes erupt and how does rain form in clouds?' });
+    // the only citation is the prompt's second passage, and the answer points at it as [1]
+    expect(second.data).toMatchObject({ answer: 'Droplets condense in clouds [1].', citations: [{ document_name: numbered[1]![1] }] });
+  });
+
   test('svcai-thinking maps to its configured provider model; provider-reported tokens go into usage', async () => {
     fake.setChat(() => ({ text: 'Clouds hold droplets [2].' }));
     const before = fake.chatRequests.length;

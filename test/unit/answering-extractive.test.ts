@@ -56,6 +56,116 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('What do plants need to make food?', [passage(long)]).answer.split(/\s+/)).toHaveLength(46);
   });
 
+  test('a heading run into its first sentence, and a caption\'s label, are left out of the quote', () => {
+    const repeated = extractiveAnswer('What are neurons the basis of?', [passage('Neurons Neurons are the cells considered to be the basis of nervous tissue.')]);
+    expect(repeated.answer).toBe('Neurons are the cells considered to be the basis of nervous tissue.');
+    const titled = extractiveAnswer('How are animals classified?', [passage('Classification Features of Animals Animals are classified by their body plan.')]);
+    expect(titled.answer).toBe('Animals are classified by their body plan.');
+    const caption = extractiveAnswer('What are vertebrata characterized by?', [passage('Figure 29.7 Vertebrata are characterized by the presence of a backbone.')]);
+    expect(caption.answer).toBe('Vertebrata are characterized by the presence of a backbone.');
+    // a sentence that merely starts with capitalised words keeps them
+    const name = 'The United States Congress passed the law in 1964.';
+    expect(extractiveAnswer('When did Congress pass the law?', [passage(name)]).answer).toBe(name);
+  });
+
+  test('a PDF\'s heading line stays apart from the wrapped sentence under it; a line wrapped before a long word does not', () => {
+    const pdf = [
+      '--- PAGE 1 ---',
+      'The Anuradhapura Kingdom',
+      'Grade 8 History, Chapter 2: The Founding of Anuradhapura',
+      'For more than a thousand years, from about the fourth century BCE to the beginning of the',
+      'eleventh century CE, Anuradhapura was the capital of the island. This long period is called',
+      'the Anuradhapura period.',
+    ].join('\n');
+    expect(extractiveAnswer('When was Anuradhapura the capital?', [passage(pdf)]).answer).toBe(
+      'For more than a thousand years, from about the fourth century BCE to the beginning of the eleventh century CE, ' +
+        'Anuradhapura was the capital of the island. This long period is called the Anuradhapura period.',
+    );
+    // the second line stops short only because the long word after it did not fit
+    const sinhala = [
+      'ප්‍රභාසංශ්ලේෂක බැක්ටීරියා පරිණාමය වීමට පෙර නිදහස් ඔක්සිජන් වායුව පෘථිවි වායුගෝලයේ නොතිබුණි.',
+      'නිදහස් ඔක්සිජන් ප්‍රථම වරට සැලකිය යුතු ප්‍රමාණයකින් පෙනී සිටියේ',
+      'පැලියෝප්‍රොටෙරෝසොයික් යුගයේදී ය. පළමු වසර බිලියනය තුළ මෙම ජීවීන් නිපදවූ ඔක්සිජන් යකඩ සමඟ',
+      'ඒකාබද්ධ විය.',
+    ].join('\n');
+    expect(extractiveAnswer('නිදහස් ඔක්සිජන් පෙනී සිටියේ කුමන යුගයේදීද?', [passage(sinhala, 'sinhala')]).answer).toMatch(
+      /^නිදහස් ඔක්සිජන් ප්‍රථම වරට සැලකිය යුතු ප්‍රමාණයකින් පෙනී සිටියේ පැලියෝප්‍රොටෙරෝසොයික් යුගයේදී ය\./,
+    );
+  });
+
+  test('list items, alone or run into prose, are never quoted', () => {
+    const text = [
+      'By the end of this section, you will be able to: • Describe the ovaries • List the steps of oogenesis',
+      '- The ovaries are the female gonads.',
+      'The female gonads are the ovaries, which make eggs.',
+    ].join('\n');
+    expect(extractiveAnswer('What organs are the female gonads?', [passage(text)]).answer).toBe('The female gonads are the ovaries, which make eggs.');
+  });
+
+  test('exam items in any script and questions on their own line are never quoted; a question inside a paragraph may be', () => {
+    const paper = [
+      '(අ) ප්‍රභාසංශ්ලේෂණය සිදු වන ශාක සෛල ඉන්ද්‍රියිකාව නම් කරන්න.',
+      'ප්‍රභාසංශ්ලේෂණය සිදු වන ඉන්ද්‍රියිකාව කුමක්ද?',
+      'පිළිතුර: ප්‍රභාසංශ්ලේෂණය සිදු වන්නේ හරිතලවයේ ය.',
+    ].join('\n');
+    expect(extractiveAnswer('ප්‍රභාසංශ්ලේෂණය සිදු වන ඉන්ද්‍රියිකාව කුමක්ද?', [passage(paper, 'sinhala')]).answer).toBe(
+      'පිළිතුර: ප්‍රභාසංශ්ලේෂණය සිදු වන්නේ හරිතලවයේ ය.',
+    );
+    const paragraph = 'Transgenic animals have one new gene. Could a clone, a genetically exact copy of an organism, be made? Nobody has tried.';
+    expect(extractiveAnswer('What term means a genetically exact copy of an organism?', [passage(paragraph)]).answer).toBe(
+      'Could a clone, a genetically exact copy of an organism, be made? Nobody has tried.',
+    );
+  });
+
+  test('at most three sentences, all from the one passage that covers the question best', () => {
+    const short = 'Plants need light. Light powers photosynthesis. Leaves catch it. Roots hold soil. Stems carry water.';
+    const drafted = extractiveAnswer('What do plants need for photosynthesis?', [passage('Photosynthesis is a word.'), passage(short)]);
+    expect(drafted).toEqual({ answer: 'Plants need light. Light powers photosynthesis. Leaves catch it.', used: [1] });
+  });
+
+  test('Sinhala and Tamil: a name\'s initial does not end a sentence, and । ends one', () => {
+    // three sentences at most: the one with the initial counts once
+    const text = 'ග්‍රාන්ට් පාලනය අල්ලා ගත්තේය. අණ දෙන නිලධාරියා යුලිසස් එස්. ග්‍රාන්ට් විය. ඔහු පසුව ජනාධිපති විය. ඔහු 1885 දී මිය ගියේය.';
+    expect(extractiveAnswer('අණ දෙන නිලධාරියා කවුද?', [passage(text, 'sinhala')]).answer).toBe(
+      'අණ දෙන නිලධාරියා යුලිසස් එස්. ග්‍රාන්ට් විය. ඔහු පසුව ජනාධිපති විය. ඔහු 1885 දී මිය ගියේය.',
+    );
+    const tamil = 'கங்கை நீண்ட நதி। காவிரி தென்னிந்தியாவில் ஓடுகிறது। மழை பெய்கிறது';
+    expect(extractiveAnswer('காவிரி எங்கே ஓடுகிறது?', [passage(tamil, 'tamil')]).answer).toBe('காவிரி தென்னிந்தியாவில் ஓடுகிறது।');
+  });
+
+  test('inflected words match by stem or shared beginning, against a higher-ranked passage with the plain words', () => {
+    const sinhala = extractiveAnswer('ආර්මේනියාවේ කතා කරන භාෂාව කුමක්ද?', [
+      passage('ප්‍රංශයේ ජනයා ප්‍රංශ භාෂාව කතා කරති.', 'sinhala'),
+      passage('ආර්මේනියාව තුළ ජනයා ආර්මේනියානු භාෂාව කතා කරති.', 'sinhala'),
+    ]);
+    expect(sinhala).toEqual({ answer: 'ආර්මේනියාව තුළ ජනයා ආර්මේනියානු භාෂාව කතා කරති.', used: [1] });
+    // by stem: "cities" and "city"
+    expect(extractiveAnswer('Which cities flooded?', [passage('Rivers flooded in spring.'), passage('The city flooded in 1990.')]).used).toEqual([1]);
+    // by a shared beginning: "photosynthesis" and "photosynthesize"
+    const english = extractiveAnswer('Which plants have lost the ability of photosynthesis?', [
+      passage('Some plants lost their leaves and the ability to grow.'),
+      passage('A few parasitic plants lost the ability to photosynthesize.'),
+    ]);
+    expect(english.answer).toBe('A few parasitic plants lost the ability to photosynthesize.');
+  });
+
+  test('question words and Sinhala function words do not count: a sentence sharing only them is no answer', () => {
+    // "විසින්" (by) and "කළේ" (did) are all the first passage shares with the question
+    const drafted = extractiveAnswer('යාරොස්ලාව් විසින් ඉදි කළේ කුමක්ද?', [
+      passage('මෙම කාර්යය රජය විසින් කළේ ඉක්මනින් ය.', 'sinhala'),
+      passage('යාරොස්ලාව් කියෙව්හි දෙව්මැදුරක් තැනීය.', 'sinhala'),
+    ]);
+    expect(drafted).toEqual({ answer: 'යාරොස්ලාව් කියෙව්හි දෙව්මැදුරක් තැනීය.', used: [1] });
+  });
+
+  test('between sentences that cover the question equally, the one whose passage covers more of it wins over rank', () => {
+    const drafted = extractiveAnswer('Which cathedral did Yaroslav have in Kiev?', [
+      passage('The cathedral in Kiev burned.'),
+      passage('Yaroslav ruled the city for years. The cathedral in Kiev was his.'),
+    ]);
+    expect(drafted).toEqual({ answer: 'The cathedral in Kiev was his.', used: [1] });
+  });
+
   test('say plainly when nothing relevant was found, with nothing to cite', () => {
     expect(extractiveAnswer('What is osmosis?', [passage('Volcanoes erupt lava.')])).toEqual({
       answer: 'No relevant passages were found in the indexed curriculum documents for this question.',

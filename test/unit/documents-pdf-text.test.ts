@@ -57,7 +57,8 @@ describe('repairVisualOrder', () => {
 });
 
 // Multi-page samples generated from samples/curriculum/src/<slug>.md (one PDF page per source
-// page). Each word needs a repair: pdfkit's files give it in visual order.
+// page). Each Tamil word needs a repair (pdfkit's file gives it in visual order); the Sinhala
+// file, printed by Chromium, is in logical order already, which the repair must leave as it is.
 describe.each([
   ['grade6-mathematics-fractions-si', ['කොටස්', 'ශ්‍රේණිය', 'ලැබේ']],
   ['grade10-science-photosynthesis-ta', ['ஒளித்தொகுப்பு', 'தேவையான', 'இச்செயன்முறையின்போது']],

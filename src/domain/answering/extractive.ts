@@ -1,23 +1,53 @@
 import { splitMarkedText } from '../documents/pages.js';
 import { detectLanguage } from '../text/normalise.js';
-import { sentences } from '../text/sentences.js';
+import { sentenceSpans } from '../text/sentences.js';
 import { stems, terms } from '../text/analyse.js';
 import { nothingFound } from './not-found.js';
 import type { Passage } from './passage.js';
 
-/** Words an answer may grow to when a neighbouring sentence is added (a longer best sentence stays alone). */
+/** An answer grows by the sentences after its best one up to this many words (a longer best sentence stays alone). */
 const MAX_WORDS = 40;
-/** The best sentence takes the one before it when it points back to it, up to this many words in all. */
-const MAX_WORDS_WITH_ANTECEDENT = 60;
-// Sinhala and Tamil inflect: a question's word often appears in the passage only by its stem
-const STEM_WEIGHT: Record<string, number> = { english: 0.5, sinhala: 2, tamil: 2 };
+const MAX_SENTENCES = 3;
+/** A sentence that points back brings the ones before it while they are this many words in all. */
+const MAX_WORDS_POINTING_BACK = 60;
+/** How much a sentence's passage covering the question counts, beside the sentence itself covering it. */
+const PASSAGE_WEIGHT = 1;
+/** What each step down the retrieval ranking, and each word of length, costs a sentence. */
+const RANK_COST = 0.05;
+const WORD_COST = 0.002;
 // A sentence that points back early on ("It is ...", "... live in them") needs the one before it to make sense
 const POINTS_BACK = /^(?:\S+\s+){0,6}?(it|its|this|these|that|those|they|them|their|such|he|she|his|her|එය|එහි|මෙය|මේවා|ඔහු|ඇය|ඔවුහු|ඔවුන්|இது|இவை|அது|அவை|அவர்)(?=[\s,])/iu;
 // Only prose answers: titles, headings and page furniture do not end with sentence punctuation
-const SENTENCE_END = /[.!।]["'”’)\]]*$/u;
+const SENTENCE_END = /[.!।෴]["'”’)\]]*$/u;
 /** An unpunctuated line this long is prose cut at a passage's end, not a heading. */
 const MIN_UNPUNCTUATED_WORDS = 10;
-const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|Q\s?\d+)\s/iu;
+// Numbered or lettered exam items in any script: "1.", "(ii)", "b)", "(අ)", "(ஆ)", "Q3"
+const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\d+)\s/iu;
+// List items and Markdown headings are fragments, whatever punctuation they end with, and so is
+// text with list items run into it ("... you will be able to: • Describe ... • List ...")
+const FRAGMENT = /^(#|[-•*▪◦–]\s)|\s[•▪◦]\s/u;
+// A caption's label before its sentence ("Figure 29.7 Vertebrata are ...")
+const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
+// Words that ask (in a question, never in its answer) and Sinhala and Tamil function words (the
+// analyser removes English stopwords only): a sentence sharing them with the question says nothing
+const NOT_CONTENT = new Set(
+  [
+    // asking
+    'why when ද කුමක්ද කුමක් කවුද කවුරුන්ද කොහේද කොතැනද කීයද කීය කොපමණද කොපමණ කුමන කුමනද කවදාද කවදා ඇයි කෙසේද කොහොමද මොනවාද මොකක්ද කොතරම්',
+    'என்ன எது எவை யார் எங்கே எங்கு எப்போது ஏன் எப்படி எத்தனை எவ்வளவு எந்த',
+    // Sinhala function words
+    'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
+    'දක්වා වැනි බව බවට යුතු හැකි හැකිය හැක නිසා විට ගැන පිළිබඳ මත යටතේ සමඟ සමග වෙත යනු දී වල මගින් අනුව ලබා පමණ ය යි',
+    // Tamil function words
+    'மற்றும் ஒரு இந்த அந்த என்று உள்ள உள்ளது உள்ளன போது மூலம் பற்றி ஆகும் இருந்து வரை என்ற போன்ற அல்லது ஆனால் இது அது என்பது ஆக கொண்ட பல மிக மேலும்',
+    'இருக்கும் இருந்தது வேண்டும் முடியும் என அதன் இதன் பின் முன் உடன்',
+  ].flatMap((line) => line.split(' ')),
+);
+// Credit for a question word that a sentence has only in another form (by its stem or a shared beginning)
+const STEM_CREDIT = 0.85;
+const PREFIX_CREDIT = 0.6;
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const LATIN_WORD = /^[a-z]+$/;
 
 export interface Drafted {
   answer: string;
@@ -25,65 +55,186 @@ export interface Drafted {
   used: number[];
 }
 
+interface Word {
+  term: string;
+  stem: string;
+  /** grapheme clusters, for matching by a shared beginning */
+  clusters: string[];
+}
+
 interface Sentence {
-  passage: number;
-  position: number;
   text: string;
   words: number;
+  /** may be quoted next to another sentence: prose, not a question */
+  prose: boolean;
+  /** may be the sentence that answers: prose, or a question inside a paragraph ("Could a clone, a genetically exact copy, ...?") */
+  answers: boolean;
+  /** per question word, how well the sentence has it (0 to 1) */
+  credit: number[];
 }
 
 /**
- * Quotes the sentence that best covers the question, with its neighbours where they belong to
- * it: the one before when the best one points back to it ("It is ..."), the one after while the
- * answer stays short. All from one passage, in its order, preferring passages in the question's
- * language (attachments always count). It never writes text of its own, apart from saying that
- * nothing relevant was found.
+ * Quotes the sentences that answer the question: the sentence that covers most of the question
+ * (its content words, also by stem or a shared beginning, which absorbs the suffixes of Sinhala
+ * and Tamil words), in the passage that covers most of it, higher-ranked and shorter ones winning
+ * ties; the sentences before it when it points back to them ("It is ..."); and the ones after
+ * while the answer stays short. At most three sentences, all from one passage, in its order,
+ * preferring passages in the question's language (attachments always count). Headings, titles,
+ * page furniture, exam items, list items and questions on their own line are never quoted. It
+ * never writes text of its own, apart from saying that nothing relevant was found.
  */
 export function extractiveAnswer(question: string, passages: Passage[]): Drafted {
   const language = detectLanguage(question);
-  const wanted = new Set(terms(question));
-  const wantedStems = new Set(stems(question));
-  const stemWeight = STEM_WEIGHT[language] ?? 0.5;
+  const asked = uniqueWords(terms(question).filter((t) => !NOT_CONTENT.has(t)));
   const sameLanguage = passages.some((p) => p.language === language);
+  const coverage = (credit: number[]) => credit.reduce((sum, c) => sum + c, 0) / Math.max(1, asked.length);
 
-  const sentencesOf = passages.map((passage) => sentences(splitMarkedText(passage.text).map((p) => p.text).join('\n')));
-  let best: (Sentence & { score: number }) | null = null;
+  const sentencesOf: Sentence[][] = passages.map((passage) =>
+    answerSentences(splitMarkedText(passage.text).map((p) => p.text).join('\n')).map((sentence) => {
+      const own = uniqueWords(terms(sentence.text));
+      return { ...sentence, words: wordCount(sentence.text), credit: asked.map((q) => Math.max(0, ...own.map((w) => match(q, w)))) };
+    }),
+  );
+  let best: { passage: number; first: number; last: number; score: number } | null = null;
   for (const [index, passage] of passages.entries()) {
     if (sameLanguage && passage.language !== null && passage.language !== language) continue;
-    for (const [position, text] of sentencesOf[index]!.entries()) {
-      if (!isProse(text)) continue;
-      const words = terms(text);
-      const matched = new Set(words.filter((w) => wanted.has(w))).size;
-      const stemMatched = new Set(stems(text).filter((s) => wantedStems.has(s))).size;
-      if (matched + stemMatched === 0) continue;
-      // how much of the question the sentence covers; shorter and higher-ranked break ties
-      const coverage = (matched + stemWeight * stemMatched) / Math.max(1, wanted.size + stemWeight * wantedStems.size);
-      const score = coverage - 0.002 * words.length - 0.01 * index;
-      if (!best || score > best.score) best = { passage: index, position, text, words: wordCount(text), score };
+    const own = sentencesOf[index]!;
+    const passageCoverage = coverage(asked.map((_, i) => Math.max(0, ...own.map((s) => s.credit[i]!))));
+    for (const [position, sentence] of own.entries()) {
+      if (!sentence.answers) continue;
+      // a sentence that points back is judged with the ones before it, which it needs
+      let first = position;
+      let words = sentence.words;
+      while (first > 0 && position - first < MAX_SENTENCES - 1 && own[first - 1]!.prose && POINTS_BACK.test(own[first]!.text) && words + own[first - 1]!.words <= MAX_WORDS_POINTING_BACK) {
+        first--;
+        words += own[first]!.words;
+      }
+      const unit = own.slice(first, position + 1);
+      const covered = coverage(asked.map((_, i) => Math.max(...unit.map((s) => s.credit[i]!))));
+      if (covered === 0) continue;
+      const score = covered + PASSAGE_WEIGHT * passageCoverage - RANK_COST * index - WORD_COST * words;
+      if (!best || score > best.score) best = { passage: index, first, last: position, score };
     }
   }
   if (!best) return { answer: nothingFound(language), used: [] };
 
-  const chosen: Sentence = best;
-  const own = sentencesOf[chosen.passage]!;
-  const at = (position: number): Sentence | null =>
-    position >= 0 && position < own.length ? { passage: chosen.passage, position, text: own[position]!, words: wordCount(own[position]!) } : null;
-  const quoted: Sentence[] = [chosen];
-  let total = chosen.words;
-  const before = at(chosen.position - 1);
-  if (before && isProse(before.text) && POINTS_BACK.test(chosen.text) && total + before.words <= MAX_WORDS_WITH_ANTECEDENT) {
-    quoted.unshift(before);
-    total += before.words;
+  const own = sentencesOf[best.passage]!;
+  const quoted = own.slice(best.first, best.last + 1);
+  let total = quoted.reduce((sum, s) => sum + s.words, 0);
+  for (let next = best.last + 1; next < own.length && own[next]!.prose && quoted.length < MAX_SENTENCES; next++) {
+    if (total + own[next]!.words > MAX_WORDS) break;
+    quoted.push(own[next]!);
+    total += own[next]!.words;
   }
-  const after = at(chosen.position + 1);
-  if (after && isProse(after.text) && total + after.words <= MAX_WORDS) quoted.push(after);
-  return { answer: quoted.map((s) => s.text).join(' '), used: [chosen.passage] };
+  return { answer: quoted.map((s) => s.text).join(' '), used: [best.passage] };
 }
 
-/** A sentence of prose: not a question or a numbered exam item, and not a heading (short, unpunctuated). */
-function isProse(text: string): boolean {
-  if (/\?["'”’)]*$/u.test(text) || EXAM_ITEM.test(text)) return false;
-  return SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
+function uniqueWords(list: string[]): Word[] {
+  return [...new Set(list)].map((term) => ({ term, stem: stems(term)[0] ?? term, clusters: Array.from(GRAPHEMES.segment(term), (s) => s.segment) }));
+}
+
+/**
+ * How well a sentence's word stands for a question's word: the same word, the same stem
+ * (Sinhala and Tamil suffixes, English plurals), or a long shared beginning
+ * ("photosynthesize" for "photosynthesis", "ආර්මේනියාවේ" for "ආර්මේනියාව").
+ */
+function match(asked: Word, word: Word): number {
+  if (asked.term === word.term) return 1;
+  if (asked.stem === word.stem && asked.stem.length >= 3) return STEM_CREDIT;
+  const shorter = Math.min(asked.clusters.length, word.clusters.length);
+  let shared = 0;
+  while (shared < shorter && asked.clusters[shared] === word.clusters[shared]) shared++;
+  // English words share a beginning of five letters with at most three left over; Sinhala and Tamil ones three clusters
+  const long = LATIN_WORD.test(asked.term) ? shared >= 5 && shared >= shorter - 3 : shared >= 3 && shared >= shorter - 2;
+  return long ? PREFIX_CREDIT : 0;
+}
+
+/**
+ * The sentences of a passage as the answer quotes them: a name's initial ("Ulysses S. Grant",
+ * "යුලිසස් එස්. ග්‍රාන්ට්") does not end a sentence, and a heading run into its first sentence
+ * ("Classification Features of Animals Animals are ...") is left out.
+ */
+function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers'>[] {
+  const text = headingsApart(passageText);
+  const out: Pick<Sentence, 'text' | 'prose' | 'answers'>[] = [];
+  // whether each sentence follows prose (or a question inside a paragraph) on its line: a question there is in a paragraph too
+  const afterProse: boolean[] = [];
+  let previousEnd = -1;
+  for (const { start, end } of sentenceSpans(text)) {
+    const sameLine = previousEnd >= 0 && !text.slice(previousEnd, start).includes('\n');
+    previousEnd = end;
+    const sentence = text.slice(start, end).replace(/\s+/g, ' ');
+    const previous = out.at(-1);
+    if (previous !== undefined && INITIAL_AT_END.test(previous.text)) {
+      const joined = `${previous.text} ${sentence}`;
+      out[out.length - 1] = { text: joined, ...classify(joined, afterProse.at(-1)!) };
+      continue;
+    }
+    const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, ''));
+    afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
+    out.push({ text: cleaned, ...classify(cleaned, afterProse.at(-1)!) });
+  }
+  return out;
+}
+
+/**
+ * A blank line after each line that reads as a heading or a paragraph's end: it has no closing
+ * punctuation, and the next line's first word would have fitted on it, so the line did not stop at
+ * the margin (in English the next line must also start with a capital). The sentence splitter
+ * joins the lines a PDF wraps, so without this a heading of more than a few words ("Grade 8
+ * History, Chapter 2: The Founding of Anuradhapura") would be run into the sentence under it.
+ */
+function headingsApart(text: string): string {
+  const lines = text.split('\n');
+  const lengths = lines.map((line) => line.trim().length).filter((n) => n > 0).sort((a, b) => a - b);
+  // most lines of a PDF's paragraph are full: the upper quartile is the width of the text
+  const full = lengths[Math.floor(lengths.length * 0.75)] ?? 0;
+  return lines
+    .map((line, i) => {
+      const next = lines[i + 1]?.trim() ?? '';
+      const nextWord = next.split(/\s/)[0]!;
+      const stopsShort = line.trim().length + 1 + nextWord.length < FULL_SHARE * full;
+      const heading = line.trim() !== '' && next !== '' && !LINE_END.test(line) && stopsShort && !/^\p{Ll}/u.test(next);
+      return heading ? `${line}\n` : line;
+    })
+    .join('\n');
+}
+
+// Punctuation that may end a line of prose (a sentence or a clause going on below)
+const LINE_END = /[.!?,;:।෴]["'”’)\]]*\s*$/u;
+/** A line with room left for the next word, by this share of the text's width, stopped before the margin. */
+const FULL_SHARE = 0.9;
+
+// An initial or a short title: one capital letter, Dr., Mr., St., or a Sinhala or Tamil letter with virama
+const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
+// A capitalised heading of one or more words (joined by short lower-case words) before a sentence
+// that starts with a capital and goes on in lower case
+const GLUED_HEADING = /^((?:\p{Lu}[\p{L}'’-]*\s+(?:(?:and|of|the|in|to|for|a|an|on|with)\s+)*)+)(\p{Lu}[\p{L}'’-]*\s+\p{Ll})/u;
+const ARTICLE = /^(The|A|An)\s/u;
+
+function withoutGluedHeading(sentence: string): string {
+  const found = GLUED_HEADING.exec(sentence);
+  if (!found) return sentence;
+  const heading = found[1]!.trim();
+  const first = found[2]!.split(/\s/)[0]!;
+  const headingWords = heading.split(/\s+/);
+  // the heading's last word repeated ("Neurons Neurons are"), or three capitalised words not led by an article
+  const repeated = headingWords.at(-1)!.toLowerCase() === first.toLowerCase();
+  const capitalised = headingWords.filter((w) => /^\p{Lu}/u.test(w)).length;
+  if (repeated || (capitalised >= 3 && !ARTICLE.test(heading))) return sentence.slice(found[1]!.length);
+  return sentence;
+}
+
+/**
+ * Prose has letters and is not an exam item or a list item, not a heading (short, unpunctuated)
+ * and not a question; a question that follows prose on its line may still answer (it is inside a
+ * paragraph, not an exam question's line).
+ */
+function classify(text: string, afterProse: boolean): Pick<Sentence, 'prose' | 'answers'> {
+  if (!/\p{L}/u.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text)) return { prose: false, answers: false };
+  if (/\?["'”’)]*$/u.test(text)) return { prose: false, answers: afterProse };
+  const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
+  return { prose, answers: prose };
 }
 
 function wordCount(text: string): number {

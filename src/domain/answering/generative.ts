@@ -59,10 +59,29 @@ export async function generativeAnswer(
     return { answer: nothingFound(detectLanguage(question)), used: [], promptTokens: 0, completionTokens: 0 };
   }
   const completion = await provider.complete(model, promptFor(question, passages, images));
-  const cited = [...completion.text.matchAll(/\[(\d+)\]/g)]
-    .map((m) => Number(m[1]) - 1)
-    .filter((i) => i >= 0 && i < passages.length);
-  // an answer that cites nothing was still written from all the passages it was given
-  const used = cited.length ? [...new Set(cited)].sort((a, b) => a - b) : passages.map((_, i) => i);
-  return { answer: completion.text, used, promptTokens: completion.promptTokens, completionTokens: completion.completionTokens };
+  const { answer, used } = renumberCitations(completion.text, passages.length);
+  return { answer, used, promptTokens: completion.promptTokens, completionTokens: completion.completionTokens };
+}
+
+// A citation mark: one passage number, or several in one pair of brackets ("[2, 3]")
+const CITATION = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
+
+/**
+ * The passages an answer cites, in rank order, and the answer with its marks renumbered to match:
+ * `[k]` in the answer is the k-th citation of the response, whichever passage number the model
+ * used. Marks with a number outside the passages are left as written (they may be text, `a[0]`).
+ * An answer that cites nothing was still written from all the passages it was given.
+ */
+export function renumberCitations(text: string, passages: number): Drafted {
+  const inRange = (n: number) => n >= 1 && n <= passages;
+  const numbers = (mark: string) => mark.split(',').map((n) => Number(n.trim()));
+  const cited = new Set<number>();
+  for (const [, mark] of text.matchAll(CITATION)) if (numbers(mark!).every(inRange)) numbers(mark!).forEach((n) => cited.add(n));
+  if (cited.size === 0) return { answer: text, used: Array.from({ length: passages }, (_, i) => i) };
+  const ranked = [...cited].sort((a, b) => a - b);
+  const position = new Map(ranked.map((n, i) => [n, i + 1]));
+  const answer = text.replace(CITATION, (whole, mark: string) =>
+    numbers(mark).every(inRange) ? `[${numbers(mark).map((n) => position.get(n)).join(', ')}]` : whole,
+  );
+  return { answer, used: ranked.map((n) => n - 1) };
 }
