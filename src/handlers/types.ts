@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import type { operations } from '../generated/api-types.js';
 import type { KeylessOperation } from '../generated/contract-values.js';
 import type { Principal } from '../domain/keys/principal.js';
@@ -87,6 +88,8 @@ export interface KeylessInput<K extends KeylessOperation> {
   em: EntityManager;
   now: Date;
   services: Services;
+  /** the request's logger, for events an operator must see (a refused payment notification) */
+  log: Logger;
 }
 
 /** The answer, and what happens to the browser's session cookie: a new session, or cleared. */

@@ -77,6 +77,7 @@ function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
       session: ctx.state.session ?? null,
       presentedToken: ctx.cookies.get(SESSION_COOKIE),
       clientAddress: ctx.ip,
+      log: ctx.state.log,
       em: ctx.state.em,
       now: deps.clock.now(),
       services: deps.services,

@@ -188,6 +188,7 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(res.status).toBe(400);
     const [row] = await server.orm.em.fork().execute<{ verified: boolean; outcome: string; body: string }[]>('select verified, outcome, body from payment_notification where order_id = ?', [order.order_id]);
     expect(row).toMatchObject({ verified: false, outcome: 'rejected: bad signature', body: forged.toString() });
+    expect(server.logs.some((line) => line.includes('payment notification refused') && line.includes(order.order_id))).toBe(true);
     expect(await subscriptionOf(browser)).toBeNull();
     expect(await orderState(browser, order.order_id, () => true)).toBe('pending');
   });

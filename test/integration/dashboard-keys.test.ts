@@ -141,3 +141,29 @@ describe('API keys in the dashboard', () => {
     expect(audit.filter((a) => a === 'key.rolled')).toHaveLength(2);
   });
 });
+
+describe('one account and another', () => {
+  test('every dashboard operation that names a key or an order refuses another account\'s as not found, and changes nothing', async () => {
+    const owner = await subscribedBrowser('iso-owner');
+    const intruder = await subscribedBrowser('iso-intruder');
+    const { data } = await createKey(owner, { name: 'owned' });
+    const keyId = data!.api_key.id;
+    const header = { 'X-CSRF-Token': intruder.csrf! };
+    const attempts = [
+      await intruder.client.POST('/dashboard/api/keys/{key_id}/revoke', { params: { path: { key_id: keyId }, header } }),
+      await intruder.client.POST('/dashboard/api/keys/{key_id}/roll', { params: { path: { key_id: keyId }, header }, body: { grace_minutes: 0 } }),
+    ];
+    expect(attempts.map((a) => a.response.status)).toEqual([404, 404]);
+    // the lists of the intruder hold nothing of the owner's
+    const seen = JSON.stringify([
+      (await intruder.client.GET('/dashboard/api/keys')).data,
+      (await intruder.client.GET('/dashboard/api/audit-log')).data,
+      (await intruder.client.GET('/dashboard/api/analytics')).data,
+      (await intruder.client.GET('/dashboard/api/invoices')).data,
+    ]);
+    expect(seen).not.toContain(keyId);
+    expect(seen).not.toContain(data!.api_key.display_prefix);
+    expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+    expect((await owner.client.GET('/dashboard/api/keys')).data!.keys).toHaveLength(1);
+  });
+});
