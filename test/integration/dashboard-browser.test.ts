@@ -1,9 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { freePort } from '../../scripts/lib/free-port.js';
-import { onCleanup } from './support/cleanup.js';
+import { ARTIFACTS, launchBrowser, watchedPage, type WatchedPage } from './support/browser.js';
 import { apiClient } from './support/contract.js';
 import { linkToken, uniqueEmail } from './support/dashboard.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
@@ -14,8 +13,6 @@ import { startServer, testServices, type TestServer } from './support/server.js'
 // notification is on its way. Requests may go to the service and the sandbox only; a request
 // elsewhere, or a Content-Security-Policy violation, fails the test. Screenshots of each page are
 // kept in .data/test-artifacts/.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(process.cwd(), '.data', 'test-artifacts');
 const sandbox = process.env.PAYHERE_SANDBOX_URL;
 let server: TestServer;
 let browser: Browser;
@@ -24,35 +21,16 @@ beforeAll(async () => {
   if (!sandbox) throw new Error('PAYHERE_SANDBOX_URL is not set: run the tests through scripts/test.sh');
   const port = await freePort();
   server = await startServer({ port, services: testServices({}, { API_BASE_URL: `http://127.0.0.1:${port}`, SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000' }) });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  onCleanup(() => browser.close());
-  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchBrowser();
 });
 
-interface Session {
-  page: Page;
-  outside: string[];
-  errors: string[];
+interface Session extends WatchedPage {
   shot(name: string): Promise<void>;
 }
 
 async function openBrowser(options: { javaScript?: boolean } = {}): Promise<Session> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, javaScriptEnabled: options.javaScript ?? true });
-  onCleanup(() => context.close());
-  const outside: string[] = [];
-  const errors: string[] = [];
-  const allowed = new Set([server.url, new URL(sandbox!).origin]);
-  await context.route('**/*', async (route) => {
-    if (allowed.has(new URL(route.request().url()).origin)) return route.continue();
-    outside.push(route.request().url());
-    return route.abort();
-  });
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  return { page, outside, errors, shot: (name) => page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true }).then(() => undefined) };
+  const watched = await watchedPage(browser, [server.url, new URL(sandbox!).origin], { ...options, width: 1200 });
+  return { ...watched, shot: (name) => watched.page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true }).then(() => undefined) };
 }
 
 async function signUpAndVerify(s: Session, email: string): Promise<void> {

@@ -1,49 +1,23 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { onCleanup } from './support/cleanup.js';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, launchBrowser, watchedPage, type WatchedPage } from './support/browser.js';
 import { startDocsServer, type DocsServer } from './support/docs-server.js';
 
-// The documentation site in a real browser: Debian's Chromium (installed by scripts/setup.sh),
-// driven by playwright-core, which downloads no browser of its own. Every request the pages make
-// is watched: one that would leave this machine is refused and fails the test, and so does a
-// Content-Security-Policy violation. Screenshots are kept in .data/test-artifacts/.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(process.cwd(), '.data', 'test-artifacts');
+// The documentation site in a real browser (support/browser.ts): a request that would leave this
+// machine is refused and fails the test, and so does a Content-Security-Policy violation.
+// Screenshots are kept in .data/test-artifacts/.
 let docs: DocsServer;
 let browser: Browser;
 
 beforeAll(async () => {
   docs = await startDocsServer();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  onCleanup(() => browser.close());
-  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchBrowser();
 });
 
-interface Visit {
-  page: Page;
-  /** Requests that would have left the machine (refused). */
-  outside: string[];
-  /** Console errors, Content-Security-Policy violations among them. */
-  errors: string[];
-}
-
-async function visit(path: string): Promise<Visit> {
-  const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  onCleanup(() => context.close());
-  const outside: string[] = [];
-  const errors: string[] = [];
-  await context.route('**/*', async (route) => {
-    if (new URL(route.request().url()).origin === docs.url) return route.continue();
-    outside.push(route.request().url());
-    return route.abort();
-  });
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
+async function visit(path: string): Promise<WatchedPage> {
+  const { page, outside, errors } = await watchedPage(browser, [docs.url]);
   const response = await page.goto(docs.url + path, { waitUntil: 'networkidle' });
   expect(response?.status()).toBe(200);
   return { page, outside, errors };
