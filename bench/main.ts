@@ -79,9 +79,9 @@ async function setUp(orm: Orm): Promise<{ planId: string; accountId: string; key
   const code = `bench-${planId.slice(0, 8)}`;
   await em.execute(
     `insert into plan (id, code, name, description, price_lkr, rate_limit_per_minute, rate_limit_per_day, monthly_quota, allowed_models,
-       custom_knowledge_bases, webhooks, analytics, support, sort_order)
+       custom_knowledge_bases, webhooks, analytics, support, sort_order, listed)
      values (?, ?, 'Benchmark', 'Created by npm run bench for one run, in its own database', 0, 1000000000, 1000000000, 1000000000, '{svcai-fast}',
-       true, false, 'basic', 'community', 1000)`,
+       true, false, 'basic', 'community', 1000, false)`,
     [planId, code],
   );
   const account = await createAccount(em, 'Benchmark');

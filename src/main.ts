@@ -2,6 +2,7 @@ import { systemClock } from './clock.js';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, docsSettings, keyHashSecret, loadConfig, shutdownGraceMs } from './config.js';
 import { connect } from './db/orm.js';
+import { RequestLog } from './db/request-log.js';
 import { createDocsApp } from './docs/app.js';
 import { loadDocsContent } from './docs/resources.js';
 import { createApp } from './http/app.js';
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const services = createServices(config);
-  const inFlight = new InFlightRequests();
+  const inFlight = new InFlightRequests(new RequestLog(orm));
   const auth = { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE };
   const app = createApp({ orm, services, log, clock: systemClock, auth, trustProxy: config.TRUST_PROXY, inFlight });
   const docs = docsSettings(config);
@@ -57,12 +58,16 @@ async function main(): Promise<void> {
     docsServer.close();
     docsServer.closeIdleConnections();
     server.close(() => {
-      void Promise.all([orm.close(), services.index.close(), services.work.close()]).then(() => process.exit(0));
+      // the outcomes of the last requests are written before the pool closes
+      void inFlight
+        .idle()
+        .then(() => Promise.all([orm.close(), services.index.close(), services.work.close()]))
+        .then(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => {
       void inFlight
-        .cut(orm)
+        .cut()
         .then((cut) => log.error({ cut }, 'shutdown deadline passed: open requests were cut and recorded as 503'))
         .catch((error: unknown) => log.error({ err: error }, 'shutdown deadline passed: could not record the cut requests'))
         // a supervisor must see that requests were cut

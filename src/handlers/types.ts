@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Plan } from '../db/entities.js';
+import type { RequestLog } from '../db/request-log.js';
 import type { operations } from '../generated/api-types.js';
 import type { Principal } from '../domain/keys/principal.js';
 import type { UploadedFile } from '../domain/uploaded-file.js';
@@ -20,11 +22,16 @@ type BodyOf<Op> = [ContentOf<Op>] extends [never]
 
 type OkOf<Op> = Op extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
 
-/** What a handler gets: the validated body, the caller, a unit of work and the request's time. */
+/** What a handler gets: the validated body, the caller, the request's time and the ways to the data. */
 export interface HandlerInput<K extends OperationId> {
   body: BodyOf<operations[K]>;
   principal: Principal;
+  /** A unit of work, made on first use: the light calls never need one. */
   em: EntityManager;
+  /** The request log's prepared statements (usage figures), without a unit of work. */
+  requests: RequestLog;
+  /** The plans GET /plans lists, as current as this request's admission. */
+  listedPlans: () => Promise<Plan[]>;
   now: Date;
   services: Services;
 }

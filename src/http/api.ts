@@ -1,14 +1,17 @@
 import type { Context } from 'koa';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
 import spec from '../generated/openapi.json' with { type: 'json' };
 import type { Clock } from '../clock.js';
+import type { Orm } from '../db/orm.js';
+import type { RequestLog } from '../db/request-log.js';
 import type { Services } from '../services.js';
-import { authenticate, type AuthSettings } from '../domain/keys/authenticate.js';
+import { keyRefusal, type AuthSettings } from '../domain/keys/authenticate.js';
 import { FailedAuthThrottle } from '../domain/keys/failed-auth-throttle.js';
 import { hashKey, keyEnvironment } from '../domain/keys/key-format.js';
-import { checkKeyRestrictions } from '../domain/keys/restrictions.js';
-import { admit, currentWindow } from '../domain/limits/limiter.js';
+import { admit } from '../domain/limits/limiter.js';
 import type { WindowHeaders } from '../domain/limits/window.js';
+import { PlanCatalogue } from '../domain/plans/catalogue.js';
 import { AuthenticationError, NotFoundError } from '../domain/errors.js';
 import { handlers, type Handler, type OperationId } from '../handlers/index.js';
 import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
@@ -21,6 +24,8 @@ type Ctx = Context & { state: AppState };
 export interface ApiDeps {
   auth: AuthSettings;
   clock: Clock;
+  orm: Orm;
+  requests: RequestLog;
   services: Services;
   inFlight: InFlightRequests;
 }
@@ -49,27 +54,40 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
   });
 
   const failedAuth = new FailedAuthThrottle(deps.auth.failuresPerMinute);
-  api.registerSecurityHandler('ApiKeyAuth', async (_c: OpenApiContext, ctx: Ctx) => {
-    const now = deps.clock.now().getTime();
+  // authentication, the key's restrictions and the limiter are one database call; the refusals
+  // of restrictions and limits are answered by postSecurityHandler, with the window's headers
+  api.registerSecurityHandler('ApiKeyAuth', async (c: OpenApiContext, ctx: Ctx) => {
     const presented = ctx.get('X-API-Key');
-    // only keys that cost a database lookup count: a missing or malformed key costs nothing
-    const looksValid = keyEnvironment(presented) === deps.auth.environment;
-    const keyHash = looksValid ? hashKey(presented, deps.auth.hashSecret) : '';
-    if (looksValid) {
-      try {
-        failedAuth.check(ctx.ip, keyHash, now);
-      } catch (error) {
-        setWindowHeaders(ctx, failedAuth.headers(ctx.ip, now));
-        throw error;
-      }
-    }
+    if (!presented) throw keyRefusal('missing');
+    // malformed keys and keys of the other environment cost nothing: no lookup, no count
+    if (keyEnvironment(presented) !== deps.auth.environment) throw keyRefusal('invalid');
+    const now = deps.clock.now();
+    const keyHash = hashKey(presented, deps.auth.hashSecret);
     try {
-      ctx.state.principal = await authenticate(ctx.state.em, deps.auth, presented || undefined, deps.clock.now());
+      failedAuth.check(ctx.ip, keyHash, now.getTime());
     } catch (error) {
-      if (looksValid && error instanceof AuthenticationError) failedAuth.fail(ctx.ip, now);
+      setWindowHeaders(ctx, failedAuth.headers(ctx.ip, now.getTime()));
       throw error;
     }
-    if (looksValid) failedAuth.succeeded(keyHash);
+    let admission;
+    try {
+      admission = await admit(
+        deps.requests,
+        { keyHash, clientIp: ctx.ip, request: { requestId: ctx.state.requestId, method: ctx.method, endpoint: c.operation.path } },
+        now,
+      );
+    } catch (error) {
+      if (error instanceof AuthenticationError) failedAuth.fail(ctx.ip, now.getTime());
+      throw error;
+    }
+    failedAuth.succeeded(keyHash);
+    ctx.state.principal = admission.principal;
+    ctx.state.admission = admission;
+    if (admission.admitted) {
+      // from here on the request's outcome is owed to its log row, whatever happens next
+      ctx.state.logId = admission.logId;
+      deps.inFlight.add(admission.logId);
+    }
     return true;
   });
 
@@ -77,27 +95,13 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
     unauthorizedHandler: (c: OpenApiContext) => {
       // the security handler's exception is kept by openapi-backend as the scheme's result
       const failure = (c.security?.ApiKeyAuth as { error?: unknown } | undefined)?.error;
-      throw failure instanceof Error ? failure : new AuthenticationError('missing_api_key', 'API key is required. Send it in the X-API-Key header.');
+      throw failure instanceof Error ? failure : keyRefusal('missing');
     },
-    postSecurityHandler: async (c: OpenApiContext, ctx: Ctx) => {
-      const principal = ctx.state.principal;
-      if (!c.security?.authorized || !principal) return;
-      try {
-        checkKeyRestrictions(principal, ctx.method, ctx.ip);
-      } catch (error) {
-        setWindowHeaders(ctx, await currentWindow(ctx.state.em, principal, deps.clock.now()));
-        throw error;
-      }
-      const admission = await admit(
-        ctx.state.em,
-        principal,
-        { requestId: ctx.state.requestId, method: ctx.method, endpoint: c.operation.path },
-        deps.clock.now(),
-      );
+    postSecurityHandler: (c: OpenApiContext, ctx: Ctx) => {
+      const admission = ctx.state.admission;
+      if (!c.security?.authorized || !admission) return;
       setWindowHeaders(ctx, admission.window);
       if (!admission.admitted) throw admission.error;
-      ctx.state.logId = admission.logId;
-      deps.inFlight.add(admission.logId);
     },
     notFound: (_c: OpenApiContext, ctx: Ctx) => {
       throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage and plans.`);
@@ -108,8 +112,9 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
     },
   });
 
+  const catalogue = new PlanCatalogue(() => deps.requests.listedPlans());
   for (const [operationId, handler] of Object.entries(handlers)) {
-    api.register(operationId, bind(handler as Handler<OperationId>, deps));
+    api.register(operationId, bind(handler as Handler<OperationId>, deps, catalogue));
   }
   checkBodySpecs();
   return api;
@@ -126,14 +131,20 @@ function checkBodySpecs(): void {
   }
 }
 
-function bind(handler: Handler<OperationId>, deps: ApiDeps) {
+function bind(handler: Handler<OperationId>, deps: ApiDeps, catalogue: PlanCatalogue) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
     // the operation as openapi-backend resolved it: its body schemas are dereferenced
     const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
+    const admission = ctx.state.admission as Extract<AppState['admission'], { admitted: true }>;
+    let em: EntityManager | undefined;
     const result = await handler({
       body: (body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined) as never,
-      principal: ctx.state.principal!,
-      em: ctx.state.em,
+      principal: admission.principal,
+      get em() {
+        return (em ??= deps.orm.em.fork());
+      },
+      requests: deps.requests,
+      listedPlans: () => catalogue.listed(admission.catalogueVersion),
       now: deps.clock.now(),
       services: deps.services,
     });

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Admission } from '../domain/limits/limiter.js';
 import type { Principal } from '../domain/keys/principal.js';
 import type { Logger } from './logger.js';
 
@@ -6,8 +6,9 @@ import type { Logger } from './logger.js';
 export interface AppState {
   requestId: string;
   log: Logger;
-  em: EntityManager;
   principal?: Principal;
+  /** The limiter's decision, made with the authentication in the security handler. */
+  admission?: Admission;
   /** Set once the limiter admitted the request: its request-log row. */
   logId?: string;
   /** Model and token use reported by the handler, recorded with the outcome. */

@@ -4,6 +4,7 @@ import { Migration20261121010000_stores } from './Migration20261121010000_stores
 import { Migration20261123000000_shared_stores } from './Migration20261123000000_shared_stores.js';
 import { Migration20261123010000_admit_request } from './Migration20261123010000_admit_request.js';
 import { Migration20261123100000_docs_requests } from './Migration20261123100000_docs_requests.js';
+import { Migration20261123200000_hot_path } from './Migration20261123200000_hot_path.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000000_shared_stores', class: Migration20261123000000_shared_stores },
   { name: 'Migration20261123010000_admit_request', class: Migration20261123010000_admit_request },
   { name: 'Migration20261123100000_docs_requests', class: Migration20261123100000_docs_requests },
+  { name: 'Migration20261123200000_hot_path', class: Migration20261123200000_hot_path },
 ];
