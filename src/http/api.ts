@@ -93,9 +93,10 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
 
   api.register({
     unauthorizedHandler: (c: OpenApiContext) => {
-      // the security handler's exception is kept by openapi-backend as the scheme's result
+      // the security handler's exception is kept by openapi-backend as the scheme's result; not
+      // checked with instanceof Error: a socket's error comes from another realm under jest's VM
       const failure = (c.security?.ApiKeyAuth as { error?: unknown } | undefined)?.error;
-      throw failure instanceof Error ? failure : keyRefusal('missing');
+      throw (failure as Error | undefined) ?? keyRefusal('missing');
     },
     postSecurityHandler: (c: OpenApiContext, ctx: Ctx) => {
       const admission = ctx.state.admission;
