@@ -1,9 +1,12 @@
 import { Migration } from '@mikro-orm/migrations';
 
 // The request's whole way through the database in one call: authenticate_and_admit finds the key
-// by its hash (under its row lock), the plan of the account's current subscription, the key's
-// restrictions and the limits, and admits (logs and counts) the request when all allow it. It
-// replaces admit_request, which needed the key and plan read before it (three more round trips).
+// by its hash under the key's lock, reads the plan of the account's current subscription, the
+// key's restrictions and the limits, and admits (logs and counts) the request when all allow it.
+// It replaces admit_request, which needed the key and plan read before it (three more round
+// trips). The lock is a transaction-scoped advisory lock (class 20261124, apart from the docs
+// limits' 20261123) rather than the key's row lock, which wrote the row on every request; the
+// key's last use is written at most once a minute, for the same reason.
 // Plans get a `listed` flag (a plan made for one customer or a benchmark run is never listed by
 // GET /plans), and the catalogue a version that every change of a plan bumps in the same
 // transaction, so a cached list of plans is known to be current from the admission's answer.
@@ -37,8 +40,27 @@ export class Migration20261123200000_hot_path extends Migration {
       v_account uuid;
       v_status api_key_status;
     begin
-      select k.id, k.account_id, k.status, k.read_only, k.allowed_ips into v_key, v_account, v_status, read_only, allowed_ips
-        from api_key k where k.key_hash = p_key_hash for update;
+      -- the key's requests are counted one after another, from any number of processes: each
+      -- statement below sees what the previous holder committed, a revocation included
+      perform pg_advisory_xact_lock(20261124, hashtext(p_key_hash));
+      -- the key, the plan of the account's newest usable subscription (src/domain/accounts/
+      -- subscriptions.ts, isUsable) and the catalogue's version, in one statement
+      select k.id, k.account_id, k.status, k.read_only, k.allowed_ips,
+          p.id, p.code, p.name, p.description, p.price_lkr::float8, p.rate_limit_per_minute, p.rate_limit_per_day, p.monthly_quota,
+          p.allowed_models, p.custom_knowledge_bases, p.webhooks, p.analytics, p.support, p.sort_order, p.listed,
+          (select pc.version from plan_catalogue pc)
+        into v_key, v_account, v_status, read_only, allowed_ips,
+          plan_id, plan_code, plan_name, plan_description, price_lkr, per_minute, per_day, per_month,
+          allowed_models, custom_knowledge_bases, webhooks, analytics, support, sort_order, listed,
+          catalogue_version
+        from api_key k
+        left join lateral (
+          select p.* from subscription s join plan p on p.id = s.plan_id
+          where s.account_id = k.account_id and s.state in ('active', 'trialing')
+            and (s.current_period_end is null or s.current_period_end > p_now)
+            and (s.state = 'active' or s.trial_ends_at > p_now)
+          order by s.created_at desc limit 1) p on true
+        where k.key_hash = p_key_hash;
       if not found then
         outcome := 'unknown_key';
         return next;
@@ -51,38 +73,31 @@ export class Migration20261123200000_hot_path extends Migration {
         return next;
         return;
       end if;
-      -- the newest usable subscription (src/domain/accounts/subscriptions.ts, isUsable)
-      select p.id, p.code, p.name, p.description, p.price_lkr::float8, p.rate_limit_per_minute, p.rate_limit_per_day, p.monthly_quota,
-          p.allowed_models, p.custom_knowledge_bases, p.webhooks, p.analytics, p.support, p.sort_order, p.listed
-        into plan_id, plan_code, plan_name, plan_description, price_lkr, per_minute, per_day, per_month,
-          allowed_models, custom_knowledge_bases, webhooks, analytics, support, sort_order, listed
-        from subscription s join plan p on p.id = s.plan_id
-        where s.account_id = v_account and s.state in ('active', 'trialing')
-          and (s.current_period_end is null or s.current_period_end > p_now)
-          and (s.state = 'active' or s.trial_ends_at > p_now)
-        order by s.created_at desc limit 1;
-      if not found then
+      if plan_id is null then
         outcome := 'no_subscription';
         return next;
         return;
       end if;
-      select count(*)::int, (extract(epoch from min(r.created_at)) * 1000)::float8 into in_window, oldest_ms
-        from request_log r where r.api_key_id = v_key and r.created_at > p_window_start;
-      select coalesce(max(c.count) filter (where c.period = 'day'), 0), coalesce(max(c.count) filter (where c.period = 'month'), 0)
-        into today, this_month
-        from usage_counter c
-        where c.api_key_id = v_key and ((c.period = 'day' and c.period_start = p_day) or (c.period = 'month' and c.period_start = p_month));
-      select pc.version into catalogue_version from plan_catalogue pc;
+      select w.n, w.oldest, coalesce(u.day, 0), coalesce(u.month, 0) into in_window, oldest_ms, today, this_month
+        from (select count(*)::int as n, (extract(epoch from min(r.created_at)) * 1000)::float8 as oldest
+                from request_log r where r.api_key_id = v_key and r.created_at > p_window_start) w,
+             (select max(c.count) filter (where c.period = 'day') as day, max(c.count) filter (where c.period = 'month') as month
+                from usage_counter c
+                where c.api_key_id = v_key and ((c.period = 'day' and c.period_start = p_day) or (c.period = 'month' and c.period_start = p_month))) u;
       if read_only and p_write then
         outcome := 'read_only';
       elsif cardinality(allowed_ips) > 0 and (p_client_ip is null or not p_client_ip <<= any(allowed_ips::inet[])) then
         outcome := 'address_not_allowed';
       elsif in_window < per_minute and today < per_day and this_month < per_month then
+        -- the log row, the day and month counters and (once a minute) the key's last use, in one statement
+        with counted as (
+            insert into usage_counter as c (api_key_id, period, period_start, count) values (v_key, 'day', p_day, 1), (v_key, 'month', p_month, 1)
+              on conflict (api_key_id, period, period_start) do update set count = c.count + 1),
+          touched as (
+            update api_key set last_used_at = p_now
+              where api_key.id = v_key and (api_key.last_used_at is null or api_key.last_used_at < p_now - interval '1 minute'))
         insert into request_log (api_key_id, request_id, method, endpoint, created_at)
           values (v_key, p_request_id, p_method, p_endpoint, p_now) returning request_log.id into log_id;
-        insert into usage_counter as c (api_key_id, period, period_start, count) values (v_key, 'day', p_day, 1), (v_key, 'month', p_month, 1)
-          on conflict (api_key_id, period, period_start) do update set count = c.count + 1;
-        update api_key set last_used_at = p_now where api_key.id = v_key;
         outcome := 'admitted';
       else
         outcome := 'limited';
