@@ -127,7 +127,9 @@ async function startService(name = 'service'): Promise<{ child: Child; url: stri
   const port = await freePort();
   // the access log goes to a file, as a deployed service's would
   const logFile = openSync(join(workDir, `${name}.log`), 'a');
-  const child = spawnChild(`the ${name}`, ['dist/src/main.js'], { ...process.env, PORT: String(port), OPENAI_API_KEY: '' }, logFile);
+  // the documentation site too on a port of its own: two processes (or two runs) never share one
+  const docsPort = await freePort();
+  const child = spawnChild(`the ${name}`, ['dist/src/main.js'], { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), OPENAI_API_KEY: '' }, logFile);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + STARTUP_MS;
   for (;;) {
