@@ -59,6 +59,23 @@ export async function httpLoad(load: HttpLoad): Promise<Measure> {
   };
 }
 
+/**
+ * Loads that ran side by side (one per server process) as one: throughput and counts add up;
+ * the latency percentiles are the slowest process's, as no merged histogram is at hand.
+ */
+export function sideBySide(measures: Measure[]): Measure {
+  const failed = measures.find((m) => m.failures > 0);
+  return {
+    requests: measures.reduce((s, m) => s + m.requests, 0),
+    rps: measures.reduce((s, m) => s + m.rps, 0),
+    p50: Math.max(...measures.map((m) => m.p50)),
+    p90: Math.max(...measures.map((m) => m.p90)),
+    p99: Math.max(...measures.map((m) => m.p99)),
+    failures: measures.reduce((s, m) => s + m.failures, 0),
+    firstFailure: failed?.firstFailure,
+  };
+}
+
 /** The value at or below which `fraction` of the sorted samples lie (nearest rank). */
 function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return 0;

@@ -17,20 +17,29 @@ import { analysedText, stemText } from '../src/domain/text/analyse.js';
 import { WeaviateSearchIndex } from '../src/search-index/weaviate.js';
 import { commandLine } from '../scripts/lib/command-line.js';
 import { chunk, filtersFor, pdfPages, questions } from './corpus.js';
-import { callLoad, httpLoad, type Measure } from './load.js';
+import { callLoad, httpLoad, sideBySide, type Measure } from './load.js';
 import { freePort } from '../scripts/lib/free-port.js';
 import { peakRss, spawnChild, stopAll, type Child } from './processes.js';
 import { latencyChart, markdown, measuredRow, targets, textTable, type Row } from './report.js';
 import { createServices } from '../src/services.js';
+import { soak, soakMarkdown } from './soak.js';
 import { cachedPassageVectors } from './vectors.js';
 import { connectDirect, directBm25, directHybrid, rawImport, readChunks } from './weaviate-direct.js';
 
-const USAGE = `usage: npm run bench [-- --smoke] [-- --seconds N]
+const USAGE = `usage: npm run bench [-- --smoke] [-- --seconds N] [-- --soak [--minutes N]]
   --smoke      a few seconds a scenario, the smallest corpus and a short PDF: checks that the benchmark works
-  --seconds N  length of each load scenario (default 10; 2 with --smoke)`;
+  --seconds N  length of each load scenario (default 10; 2 with --smoke)
+  --soak       instead of the scenarios: mixed load on one service process for --minutes (default 10),
+               its memory sampled every 5 s, reporting the RSS slope`;
 
 const { values } = commandLine('bench', USAGE, {
-  options: { smoke: { type: 'boolean', default: false }, seconds: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    smoke: { type: 'boolean', default: false },
+    seconds: { type: 'string' },
+    soak: { type: 'boolean', default: false },
+    minutes: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
 });
 if (values.help) {
   console.log(USAGE);
@@ -39,6 +48,8 @@ if (values.help) {
 const smoke = values.smoke;
 const seconds = Number(values.seconds ?? (smoke ? 2 : 10));
 if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--seconds must be a positive number, not ${values.seconds}`);
+const soakMinutes = Number(values.minutes ?? 10);
+if (!Number.isFinite(soakMinutes) || soakMinutes <= 0) throw new Error(`--minutes must be a positive number, not ${values.minutes}`);
 const CORPORA = smoke ? [1_000] : [1_000, 10_000, 100_000];
 // hybrid needs every chunk embedded: the local embeddings server on one thread takes from 0.3 to
 // over 1 s a chunk on a loaded 2-core machine, so only the smallest corpus is embedded, in full
@@ -68,9 +79,9 @@ function check(what: string, measure: Measure, servers: Child[]): void {
   if (measure.failures > 0) throw new Error(`"${what}": ${measure.failures} failed requests: ${measure.firstFailure}`);
 }
 
-/** Runs one load against one process, sampling that process's memory meanwhile. */
-async function scenario(base: Omit<Row, 'unit' | 'throughput' | 'p50' | 'p90' | 'p99' | 'peakRssMb'>, pid: number, servers: Child[], run: () => Promise<Measure>): Promise<void> {
-  const rss = peakRss(pid);
+/** Runs one load against one process (or side by side on several), sampling their memory meanwhile. */
+async function scenario(base: Omit<Row, 'unit' | 'throughput' | 'p50' | 'p90' | 'p99' | 'peakRssMb'>, pid: number | number[], servers: Child[], run: () => Promise<Measure>): Promise<void> {
+  const rss = peakRss(...[pid].flat());
   const measure = await run();
   const row = measuredRow(base, measure, rss.stop());
   check(`${base.scenario}, ${base.system}, ${base.connections} conn`, measure, servers);
@@ -85,9 +96,9 @@ async function setUp(orm: Orm): Promise<{ planId: string; accountId: string; key
   const code = `bench-${planId.slice(0, 8)}`;
   await em.execute(
     `insert into plan (id, code, name, description, price_lkr, rate_limit_per_minute, rate_limit_per_day, monthly_quota, allowed_models,
-       custom_knowledge_bases, webhooks, analytics, support, sort_order)
+       custom_knowledge_bases, webhooks, analytics, support, sort_order, listed)
      values (?, ?, 'Benchmark', 'Created by npm run bench for one run, in its own database', 0, 1000000000, 1000000000, 1000000000, '{svcai-fast}',
-       true, false, 'basic', 'community', 1000)`,
+       true, false, 'basic', 'community', 1000, false)`,
     [planId, code],
   );
   const account = await createAccount(em, 'Benchmark');
@@ -118,12 +129,13 @@ async function startReference(mode: 'ceiling' | 'floor'): Promise<{ child: Child
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-async function startService(env: NodeJS.ProcessEnv): Promise<{ child: Child; url: string }> {
+async function startService(name = 'service', env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; url: string }> {
   const port = await freePort();
   // the access log goes to a file, as a deployed service's would
-  const logFile = openSync(join(workDir, 'service.log'), 'a');
-  const settings = { ...process.env, PORT: String(port), DOCS_PORT: String(await freePort()), OPENAI_API_KEY: '', ...env };
-  const child = spawnChild('the service', ['dist/src/main.js'], settings, logFile);
+  const logFile = openSync(join(workDir, `${name}.log`), 'a');
+  // the documentation site too on a port of its own: two processes (or two runs) never share one
+  const docsPort = await freePort();
+  const child = spawnChild(`the ${name}`, ['dist/src/main.js'], { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), OPENAI_API_KEY: '', ...env }, logFile);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + STARTUP_MS;
   for (;;) {
@@ -227,8 +239,8 @@ async function run(orm: Orm): Promise<void> {
     const ceiling = await startReference('ceiling');
     const floor = await startReference('floor');
     // BM25 rows come from a service without embeddings; hybrid rows from one with them (the test embeddings server)
-    const service = await startService({ EMBEDDINGS_BASE_URL: '' });
-    const hybridService = await startService({});
+    const service = await startService('service', { EMBEDDINGS_BASE_URL: '' });
+    const hybridService = await startService('hybrid-service');
     const embedder = createServices(config).embedder;
     if (!embedder) throw new Error('EMBEDDINGS_BASE_URL is not set: bench/bench.sh starts the embeddings server');
     const questionVectors = await embedder.embed(questions().map((q) => q.question), 'query');
@@ -247,6 +259,12 @@ async function run(orm: Orm): Promise<void> {
     }
     await ceiling.child.stop();
     await floor.child.stop();
+    // scale out: a second process on the same database, the 10 connections shared between the two
+    const second = await startService('service-2', { EMBEDDINGS_BASE_URL: '' });
+    await scenario({ scenario: 'light call', system: 'service GET /plans, two processes', connections: 10 }, [service.child.pid, second.child.pid], [service.child, second.child], async () =>
+      sideBySide(await Promise.all([service, second].map((s) => httpLoad({ url: `${s.url}/api/v1/dev/plans`, connections: 5, seconds, keys })))),
+    );
+    await second.child.stop();
     for (const size of CORPORA) {
       const store = `bench-${size}`;
       await ensureStore(orm.em.fork(), store, { owner: accountId });
@@ -272,11 +290,50 @@ function machine(): string {
   return `${cpus()[0]?.model ?? 'unknown processor'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GB, load average at the end ${load}`;
 }
 
+/** The soak: mixed load on one service process, its memory sampled; writes bench/results/soak-<time>.{json,md} and soak-latest.md. */
+async function runSoak(orm: Orm, started: Date): Promise<void> {
+  const { planId, accountId, keys } = await setUp(orm);
+  const index = new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT });
+  try {
+    const service = await startService('service', { EMBEDDINGS_BASE_URL: '' });
+    const store = 'bench-soak';
+    await ensureStore(orm.em.fork(), store, { owner: accountId });
+    await buildCorpus(index, store, 1_000);
+    log(`soak: ${soakMinutes} minutes of mixed load at 10 connections`);
+    const result = await soak({
+      url: service.url,
+      pid: service.child.pid,
+      keys,
+      bodies: questions().map((q) => JSON.stringify({ query: q.question, store_id: store })),
+      connections: 10,
+      minutes: soakMinutes,
+    });
+    check('soak', result.measure, [service.child]);
+    await service.child.stop();
+    const about = [
+      `${started.toISOString()}, soak of ${soakMinutes} minutes, autocannon on loopback, 10 connections, ${KEYS} keys on a plan with limits out of reach (the limiter runs)`,
+      `machine: ${machine()}; the load generator, the service, PostgreSQL and Weaviate share it`,
+    ];
+    const report = soakMarkdown(result, about);
+    console.log(report);
+    const name = `soak-${started.toISOString().replace(/[:.]/g, '-')}`;
+    writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify({ about, ...result }, null, 2)}\n`);
+    writeFileSync(join(resultsDir, `${name}.md`), report);
+    writeFileSync(join(resultsDir, 'soak-latest.md'), report);
+    log(`results in ${resultsDir}/${name}.{json,md} and soak-latest.md`);
+  } finally {
+    await stopAll();
+    await index.close();
+    await tearDown(orm, planId, accountId);
+  }
+}
+
 const orm = await connect(config.DATABASE_URL);
 const started = new Date();
 let failed = false;
 try {
-  await run(orm);
+  if (values.soak) await runSoak(orm, started);
+  else await run(orm);
 } catch (error) {
   // what failed is in the message (a failed request, a dead server and its last words); no stack
   console.error(`bench: failed: ${(error as Error).message}`);
@@ -285,21 +342,26 @@ try {
   await orm.close();
 }
 if (failed) process.exit(1);
-const about = [
-  `${started.toISOString()}, ${smoke ? 'smoke run' : 'full run'}, ${seconds} s a scenario, autocannon on loopback, ${KEYS} keys on a plan with limits out of reach (the limiter runs)`,
-  `machine: ${machine()}; the load generator, the servers, PostgreSQL and Weaviate share it`,
-  'throughput: mean requests (or pages) per second; latency in ms; peak RSS of the answering process during the scenario (Weaviate for direct queries and the raw import)',
-];
-console.log(textTable(rows));
-console.log(['', 'targets:', ...targets(rows).map((t) => `  ${t}`)].join('\n'));
-const stamp = started.toISOString().replace(/[:.]/g, '-');
-const name = `${smoke ? 'smoke' : 'full'}-${stamp}`;
-writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify({ about, rows }, null, 2)}\n`);
-writeFileSync(join(resultsDir, `${name}.md`), markdown(rows, about).replace('latest.svg', `${name}.svg`));
-writeFileSync(join(resultsDir, `${name}.svg`), latencyChart(rows));
-log(`results in ${resultsDir}/${name}.{json,md,svg}`);
-if (!smoke) {
-  // the latest full run is the one the README quotes (committed)
-  writeFileSync(join(resultsDir, 'latest.md'), markdown(rows, about));
-  writeFileSync(join(resultsDir, 'latest.svg'), latencyChart(rows));
+if (!values.soak) report();
+
+/** The scenarios' table and targets on stdout, saved as JSON, Markdown and SVG. */
+function report(): void {
+  const about = [
+    `${started.toISOString()}, ${smoke ? 'smoke run' : 'full run'}, ${seconds} s a scenario, autocannon on loopback, ${KEYS} keys on a plan with limits out of reach (the limiter runs)`,
+    `machine: ${machine()}; the load generator, the servers, PostgreSQL and Weaviate share it`,
+    'throughput: mean requests (or pages) per second; latency in ms; peak RSS of the answering process during the scenario (Weaviate for direct queries and the raw import)',
+  ];
+  console.log(textTable(rows));
+  console.log(['', 'targets:', ...targets(rows).map((t) => `  ${t}`)].join('\n'));
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const name = `${smoke ? 'smoke' : 'full'}-${stamp}`;
+  writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify({ about, rows }, null, 2)}\n`);
+  writeFileSync(join(resultsDir, `${name}.md`), markdown(rows, about).replace('latest.svg', `${name}.svg`));
+  writeFileSync(join(resultsDir, `${name}.svg`), latencyChart(rows));
+  log(`results in ${resultsDir}/${name}.{json,md,svg}`);
+  if (!smoke) {
+    // the latest full run is the one the README quotes (committed)
+    writeFileSync(join(resultsDir, 'latest.md'), markdown(rows, about));
+    writeFileSync(join(resultsDir, 'latest.svg'), latencyChart(rows));
+  }
 }

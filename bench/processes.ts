@@ -81,7 +81,7 @@ export async function stopAll(): Promise<void> {
 
 
 /** The resident set of a process now, in bytes (Linux /proc); 0 once it has exited. */
-function rssBytes(pid: number): number {
+export function rssBytes(pid: number): number {
   try {
     const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : 0;
@@ -90,14 +90,15 @@ function rssBytes(pid: number): number {
   }
 }
 
-/** Samples a process's resident memory every 100 ms until stopped; returns the peak in bytes. */
-export function peakRss(pid: number): { stop(): number } {
-  let peak = rssBytes(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 100);
+/** Samples the resident memory of processes every 100 ms until stopped; returns the largest peak in bytes. */
+export function peakRss(...pids: number[]): { stop(): number } {
+  const now = () => Math.max(...pids.map(rssBytes));
+  let peak = now();
+  const timer = setInterval(() => (peak = Math.max(peak, now())), 100);
   return {
     stop() {
       clearInterval(timer);
-      return Math.max(peak, rssBytes(pid));
+      return Math.max(peak, now());
     },
   };
 }

@@ -122,6 +122,11 @@ export function targets(rows: Row[]): string[] {
       lines.push(`GET /${path} at 10 connections: ${ratio.toFixed(2)} of the durable floor's throughput (target at least 0.8: ${verdict(ratio >= 0.8)})`);
     }
   }
+  const one = find((r) => r.system === 'service GET /plans' && r.connections === 10);
+  const two = find((r) => r.system === 'service GET /plans, two processes');
+  if (one && two) {
+    lines.push(`GET /plans at 10 connections, scale out: ${two.throughput!.toFixed(0)} req/s on two processes against ${one.throughput!.toFixed(0)} on one (${(two.throughput! / one.throughput!).toFixed(2)} x)`);
+  }
   const queries = rows.filter((r) => r.corpus !== undefined && !r.note);
   for (const ours of queries.filter((r) => r.system === 'service')) {
     const direct = queries.find((r) => r !== ours && r.scenario === ours.scenario && r.connections === ours.connections);
@@ -153,7 +158,7 @@ export function targets(rows: Row[]): string[] {
   const service = rows.filter((r) => r.system.startsWith('service') && r.peakRssMb !== null);
   if (service.length) {
     const peak = Math.max(...service.map((r) => r.peakRssMb!));
-    lines.push(`service peak RSS under load: ${peak.toFixed(0)} MB (target below 250 MB: ${verdict(peak < 250)}; the 10-minute soak is not part of this benchmark)`);
+    lines.push(`service peak RSS under load: ${peak.toFixed(0)} MB (target below 250 MB: ${verdict(peak < 250)}; the 10-minute soak is a run of its own: npm run bench -- --soak)`);
   }
   return lines;
 }

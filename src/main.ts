@@ -2,6 +2,7 @@ import { systemClock } from './clock.js';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, docsSettings, keyHashSecret, loadConfig, shutdownGraceMs } from './config.js';
 import { connect } from './db/orm.js';
+import { RequestLog } from './db/request-log.js';
 import { createDocsApp } from './docs/app.js';
 import { loadDocsContent } from './docs/resources.js';
 import { createApp } from './http/app.js';
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   const services = createServices(config, log);
   if (services.embedder) log.info({ embeddings: config.EMBEDDINGS_BASE_URL, model: config.EMBEDDINGS_MODEL }, 'retrieval: hybrid (BM25 and vectors)');
   else log.warn('retrieval: BM25 only, EMBEDDINGS_BASE_URL is not set');
-  const inFlight = new InFlightRequests();
+  const inFlight = new InFlightRequests(new RequestLog(orm));
   const auth = { hashSecret: keyHashSecret(config), environment: config.API_ENVIRONMENT, failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE };
   // the repository root (this file runs as dist/src/main.js): the guides are in docs/, the built
   // reference in dist/docs/, the dashboard's templates in dashboard/
@@ -64,15 +65,17 @@ async function main(): Promise<void> {
     docsServer.close();
     docsServer.closeIdleConnections();
     server.close(() => {
-      void services.jobs
-        .stop()
+      // the outcomes of the last requests are written (and the job queue stopped) before the pool closes
+      void inFlight
+        .idle()
+        .then(() => services.jobs.stop())
         .then(() => Promise.all([orm.close(), services.index.close(), services.work.close()]))
         .then(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => {
       void inFlight
-        .cut(orm)
+        .cut()
         .then((cut) => log.error({ cut }, 'shutdown deadline passed: open requests were cut and recorded as 503'))
         .catch((error: unknown) => log.error({ err: error }, 'shutdown deadline passed: could not record the cut requests'))
         // a supervisor must see that requests were cut

@@ -24,9 +24,25 @@ export const Plan = defineEntity({
     analytics: p.string(),
     support: p.string(),
     sortOrder: p.integer(),
+    /** False for plans made for one customer or one benchmark run: GET /plans never lists them. */
+    listed: p.boolean().default(true),
   },
 });
 export type Plan = InferEntity<typeof Plan>;
+
+/**
+ * One row: the version of the plan catalogue, bumped by a trigger in the transaction of every
+ * change to `plan` (Migration20261123200000), so a cached list of plans is known to be current.
+ */
+export const PlanCatalogue = defineEntity({
+  name: 'PlanCatalogue',
+  tableName: 'plan_catalogue',
+  properties: {
+    id: p.integer().primary().autoincrement(false),
+    version: p.bigint('string'),
+  },
+});
+export type PlanCatalogue = InferEntity<typeof PlanCatalogue>;
 
 export const Account = defineEntity({
   name: 'Account',
@@ -306,4 +322,4 @@ export const Invoice = defineEntity({
 });
 export type Invoice = InferEntity<typeof Invoice>;
 
-export const entities = [Plan, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice];
+export const entities = [Plan, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice];

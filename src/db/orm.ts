@@ -12,8 +12,9 @@ export function ormOptions(databaseUrl: string, poolMax = 20): Options {
     entities,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
-    // database functions (admit_request) are written by the migrations alone, not mirrored in entities
-    schemaGenerator: { ignoreRoutines: true },
+    // database functions and triggers (authenticate_and_admit, the plan catalogue's version) are
+    // written by the migrations alone, not mirrored in entities
+    schemaGenerator: { ignoreRoutines: true, ignoreTriggers: true },
     pool: { max: poolMax },
     // entities are plain definitions; no reflection or file discovery at run time
     discovery: { warnWhenNoEntities: true },

@@ -1,8 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Pool, QueryConfig } from 'pg';
+import type { Plan } from './entities.js';
+import type { Orm } from './orm.js';
 
-// The storage behind the limiter and the usage figures: one request_log row per admitted request,
-// each key's day and month counters (usage_counter) and its api_key.last_used_at. The rules that
-// read these figures live in src/domain/limits and src/domain/usage.
+// The storage behind authentication, the limiter and the usage figures, on the request's hot
+// path: one request_log row per admitted request, each key's day and month counters
+// (usage_counter) and its api_key.last_used_at. Raw prepared statements on the ORM's own pg pool:
+// no unit of work, no entity mapping, one round trip each. The rules that read these figures
+// live in src/domain/keys, src/domain/limits and src/domain/usage.
 
 /** An admitted request as it is logged. */
 export interface LoggedRequest {
@@ -18,23 +23,31 @@ export interface CounterPeriods {
   month: string;
 }
 
-/** How many of the key's requests were logged after `since`, and when the oldest of them was. */
-export async function requestsSince(em: EntityManager, keyId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
-  const [row] = await em.execute<{ n: number; oldest: Date | null }[]>(
-    'select count(*)::int as n, min(created_at) as oldest from request_log where api_key_id = ? and created_at > ?',
-    [keyId, since],
-  );
-  return { count: row?.n ?? 0, oldest: row?.oldest ? new Date(row.oldest) : null };
+export interface AdmissionRequest {
+  /** HMAC of the presented key (src/domain/keys/key-format.ts). */
+  keyHash: string;
+  /** True unless the method only reads: a read-only key is refused. */
+  write: boolean;
+  /** The client's address as parsed (an IPv4 client seen through IPv6 unwrapped), null when unreadable. */
+  clientIp: string | null;
+  request: LoggedRequest;
+  at: Date;
+  windowStart: Date;
+  periods: CounterPeriods;
 }
 
-/** The limits a request is admitted under, and the figures they were checked against. */
-export interface AdmissionLimits {
-  perMinute: number;
-  perDay: number;
-  perMonth: number;
-}
+export type AdmissionOutcome = 'unknown_key' | 'revoked' | 'expired' | 'no_subscription' | 'read_only' | 'address_not_allowed' | 'limited' | 'admitted';
 
+/** What authenticate_and_admit found and decided (Migration20261123200000). */
 export interface AdmissionFigures {
+  outcome: AdmissionOutcome;
+  /** Set from `revoked` on. */
+  keyId: string | null;
+  accountId: string | null;
+  readOnly: boolean;
+  allowedIps: string[];
+  /** The plan of the account's current subscription; set from `read_only` on. */
+  plan: Plan | null;
   /** The new log row when the request was admitted, else null. */
   logId: string | null;
   /** Before this request: the key's requests after `windowStart`, the oldest of them, and its counters. */
@@ -42,53 +55,72 @@ export interface AdmissionFigures {
   oldestInWindow: Date | null;
   today: number;
   thisMonth: number;
+  /** Version of the plan catalogue as this call saw it. */
+  catalogueVersion: string;
 }
 
-/**
- * Admits the request if the window, the day and the month all have room, in one call of the
- * database function admit_request (Migration20261123010000): under the key's row lock, so that
- * requests on the same key from any number of server processes are counted one after another.
- * An admitted request gets its log row, one more on its day and month counters, and the key's
- * last use.
- */
-export async function admitRequest(
-  em: EntityManager,
-  keyId: string,
-  request: LoggedRequest,
-  at: Date,
-  windowStart: Date,
-  periods: CounterPeriods,
-  limits: AdmissionLimits,
-): Promise<AdmissionFigures> {
-  const [row] = await em.execute<{ log_id: string | null; in_window: number; oldest: Date | null; today: number; this_month: number }[]>(
-    'select * from admit_request(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [keyId, request.requestId, request.method, request.endpoint, at, windowStart, periods.day, periods.month, limits.perMinute, limits.perDay, limits.perMonth],
-  );
+interface AdmissionRow {
+  outcome: AdmissionOutcome;
+  key_id: string | null;
+  account_id: string | null;
+  read_only: boolean | null;
+  allowed_ips: string[] | null;
+  plan_id: string | null;
+  plan_code: string;
+  plan_name: string;
+  plan_description: string;
+  price_lkr: number;
+  per_minute: number;
+  per_day: number;
+  per_month: number;
+  allowed_models: string[];
+  custom_knowledge_bases: boolean;
+  webhooks: boolean;
+  analytics: string;
+  support: string;
+  sort_order: number;
+  listed: boolean;
+  log_id: string | null;
+  in_window: number | null;
+  oldest_ms: number | null;
+  today: number | null;
+  this_month: number | null;
+  catalogue_version: string | null;
+}
+
+const PLAN_COLUMNS = `id as plan_id, code as plan_code, name as plan_name, description as plan_description, price_lkr::float8 as price_lkr,
+  rate_limit_per_minute as per_minute, rate_limit_per_day as per_day, monthly_quota as per_month, allowed_models,
+  custom_knowledge_bases, webhooks, analytics, support, sort_order, listed`;
+
+type PlanRow = Pick<AdmissionRow, 'plan_id' | 'plan_code' | 'plan_name' | 'plan_description' | 'price_lkr' | 'per_minute' | 'per_day' | 'per_month' | 'allowed_models' | 'custom_knowledge_bases' | 'webhooks' | 'analytics' | 'support' | 'sort_order' | 'listed'>;
+
+function planOf(row: PlanRow): Plan {
   return {
-    logId: row?.log_id == null ? null : String(row.log_id),
-    inWindow: row?.in_window ?? 0,
-    oldestInWindow: row?.oldest ? new Date(row.oldest) : null,
-    today: row?.today ?? 0,
-    thisMonth: row?.this_month ?? 0,
+    id: row.plan_id!,
+    code: row.plan_code,
+    name: row.plan_name,
+    description: row.plan_description,
+    priceLkr: row.price_lkr,
+    rateLimitPerMinute: row.per_minute,
+    rateLimitPerDay: row.per_day,
+    monthlyQuota: row.per_month,
+    allowedModels: row.allowed_models,
+    customKnowledgeBases: row.custom_knowledge_bases,
+    webhooks: row.webhooks,
+    analytics: row.analytics,
+    support: row.support,
+    sortOrder: row.sort_order,
+    listed: row.listed,
   };
 }
 
+/** A request's final status and what it used, written once the response is known. */
 export interface LoggedOutcome {
+  logId: string;
   status: number;
   model: string | null;
   tokens: number;
   costUsd: number;
-}
-
-/** Completes a log row once the response is known. */
-export async function recordOutcome(em: EntityManager, logId: string, outcome: LoggedOutcome): Promise<void> {
-  await em.execute('update request_log set status = ?, model = ?, tokens = ?, cost_usd = ? where id = ?', [
-    outcome.status,
-    outcome.model,
-    outcome.tokens,
-    outcome.costUsd,
-    logId,
-  ]);
 }
 
 export interface EndpointUsage {
@@ -98,15 +130,89 @@ export interface EndpointUsage {
   costUsd: number;
 }
 
-/** The key's requests made in [from, to), summed per endpoint, in endpoint order. */
-export async function usageByEndpoint(em: EntityManager, keyId: string, from: Date, to: Date): Promise<EndpointUsage[]> {
-  const rows = await em.execute<{ endpoint: string; requests: number; tokens: string; cost: string }[]>(
-    `select endpoint, count(*)::int as requests, coalesce(sum(tokens), 0)::bigint as tokens, coalesce(sum(cost_usd), 0) as cost
-       from request_log where api_key_id = ? and created_at >= ? and created_at < ? group by endpoint order by endpoint`,
-    [keyId, from, to],
-  );
-  // bigint and numeric arrive as strings
-  return rows.map((row) => ({ endpoint: row.endpoint, requests: row.requests, tokens: Number(row.tokens), costUsd: Number(row.cost) }));
+// Named statements: each pooled connection parses and plans them once.
+const ADMIT = 'select * from authenticate_and_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
+const LISTED_PLANS = `select ${PLAN_COLUMNS} from plan where listed order by sort_order`;
+const WRITE_OUTCOMES = `update request_log r set status = o.status, model = o.model, tokens = o.tokens, cost_usd = o.cost
+  from unnest($1::bigint[], $2::int[], $3::varchar[], $4::int[], $5::numeric[]) as o(id, status, model, tokens, cost) where r.id = o.id`;
+const USAGE_BY_ENDPOINT = `select endpoint, count(*)::int as requests, coalesce(sum(tokens), 0)::float8 as tokens, coalesce(sum(cost_usd), 0)::float8 as cost
+  from request_log where api_key_id = $1 and created_at >= $2 and created_at < $3 group by endpoint order by endpoint`;
+
+export class RequestLog {
+  private pool: Pool | undefined;
+
+  constructor(private readonly orm: Orm) {}
+
+  private async query<R extends object>(name: string, text: string, values: unknown[]): Promise<R[]> {
+    this.pool ??= await this.orm.em.getConnection().getNativeClient();
+    const config: QueryConfig = { name, text, values };
+    return (await this.pool.query<R>(config)).rows;
+  }
+
+  /**
+   * Authenticates the key and admits the request if its restrictions and every limit allow, in
+   * one call of authenticate_and_admit: under the key's row lock, so that requests on the same
+   * key from any number of server processes are counted one after another. An admitted request
+   * gets its log row (without a status yet), one more on its day and month counters, and the
+   * key's last use; the key's state and its plan are read in the same call, so a revocation or a
+   * plan change applies to the next request.
+   */
+  async admit(input: AdmissionRequest): Promise<AdmissionFigures> {
+    const { request, periods } = input;
+    const [row] = await this.query<AdmissionRow>('authenticate_and_admit', ADMIT, [
+      input.keyHash,
+      input.write,
+      input.clientIp,
+      request.requestId,
+      request.method,
+      request.endpoint,
+      input.at.toISOString(),
+      input.windowStart.toISOString(),
+      periods.day,
+      periods.month,
+    ]);
+    if (!row) throw new Error('authenticate_and_admit returned no row');
+    return {
+      outcome: row.outcome,
+      keyId: row.key_id,
+      accountId: row.account_id,
+      readOnly: row.read_only ?? false,
+      allowedIps: row.allowed_ips ?? [],
+      plan: row.plan_id ? planOf(row) : null,
+      logId: row.log_id,
+      inWindow: row.in_window ?? 0,
+      oldestInWindow: row.oldest_ms === null ? null : new Date(row.oldest_ms),
+      today: row.today ?? 0,
+      thisMonth: row.this_month ?? 0,
+      catalogueVersion: row.catalogue_version ?? '',
+    };
+  }
+
+  /** The plans GET /plans lists, cheapest first. */
+  async listedPlans(): Promise<Plan[]> {
+    return (await this.query<PlanRow>('listed_plans', LISTED_PLANS, [])).map(planOf);
+  }
+
+  /** Writes the outcomes of finished requests, any number in one statement. */
+  async writeOutcomes(outcomes: LoggedOutcome[]): Promise<void> {
+    await this.query('write_outcomes', WRITE_OUTCOMES, [
+      outcomes.map((o) => o.logId),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.model),
+      outcomes.map((o) => o.tokens),
+      outcomes.map((o) => o.costUsd),
+    ]);
+  }
+
+  /** The key's requests made in [from, to), summed per endpoint, in endpoint order. */
+  async usageByEndpoint(keyId: string, from: Date, to: Date): Promise<EndpointUsage[]> {
+    const rows = await this.query<{ endpoint: string; requests: number; tokens: number; cost: number }>('usage_by_endpoint', USAGE_BY_ENDPOINT, [
+      keyId,
+      from.toISOString(),
+      to.toISOString(),
+    ]);
+    return rows.map((row) => ({ endpoint: row.endpoint, requests: row.requests, tokens: row.tokens, costUsd: row.cost }));
+  }
 }
 
 export interface AccountUsageRow {

@@ -1,6 +1,5 @@
 import type { components } from '../generated/api-types.js';
 import type { Plan as PlanRow } from '../db/entities.js';
-import { listPlans } from '../domain/plans/catalogue.js';
 import type { Handler } from './types.js';
 
 type Plan = components['schemas']['Plan'];
@@ -24,7 +23,7 @@ export function toPlan(row: PlanRow): Plan {
   };
 }
 
-export const getPlans: Handler<'getPlans'> = async ({ em, principal }) => {
-  const plans = await listPlans(em);
+export const getPlans: Handler<'getPlans'> = async ({ listedPlans, principal }) => {
+  const plans = await listedPlans();
   return { body: { current_plan: toPlan(principal.plan), available_plans: plans.map(toPlan) } };
 };

@@ -1,8 +1,8 @@
 import { usageReport } from '../domain/usage/usage.js';
 import type { Handler } from './types.js';
 
-export const getUsage: Handler<'getUsage'> = async ({ em, principal, now }) => {
-  const report = await usageReport(em, principal, now);
+export const getUsage: Handler<'getUsage'> = async ({ requests, principal, now }) => {
+  const report = await usageReport(requests, principal, now);
   return {
     body: {
       total_requests: report.totalRequests,

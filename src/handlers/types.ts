@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { Plan } from '../db/entities.js';
+import type { RequestLog } from '../db/request-log.js';
 import type { operations } from '../generated/api-types.js';
 import type { KeylessOperation } from '../generated/contract-values.js';
 import type { Principal } from '../domain/keys/principal.js';
@@ -28,11 +30,16 @@ type OkOf<Op> = Op extends { responses: { 200: { content: { 'application/json': 
 /** The names of the events an operation's 200 documents as text/event-stream (never when it documents none). */
 type EventNameOf<Op> = Op extends { responses: { 200: { content: { 'text/event-stream': { event: infer N } } } } } ? N : never;
 
-/** What a handler gets: the validated body, the caller, a unit of work and the request's time. */
+/** What a handler gets: the validated body, the caller, the request's time and the ways to the data. */
 export interface HandlerInput<K extends ApiOperationId> {
   body: BodyOf<operations[K]>;
   principal: Principal;
+  /** A unit of work, made on first use: the light calls never need one. */
   em: EntityManager;
+  /** The request log's prepared statements (usage figures), without a unit of work. */
+  requests: RequestLog;
+  /** The plans GET /plans lists, as current as this request's admission. */
+  listedPlans: () => Promise<Plan[]>;
   now: Date;
   services: Services;
   /** The client asked for Server-Sent Events (by Accept) and the operation documents them. */

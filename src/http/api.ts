@@ -2,13 +2,14 @@ import type { Context } from 'koa';
 import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
 import spec from '../generated/openapi.json' with { type: 'json' };
 import type { Clock } from '../clock.js';
+import type { RequestLog } from '../db/request-log.js';
 import type { Services } from '../services.js';
-import { authenticate, type AuthSettings } from '../domain/keys/authenticate.js';
+import { keyRefusal, type AuthSettings } from '../domain/keys/authenticate.js';
 import { FailedAuthThrottle } from '../domain/keys/failed-auth-throttle.js';
 import { hashKey, keyEnvironment } from '../domain/keys/key-format.js';
-import { checkKeyRestrictions } from '../domain/keys/restrictions.js';
-import { admit, currentWindow } from '../domain/limits/limiter.js';
+import { admit } from '../domain/limits/limiter.js';
 import type { WindowHeaders } from '../domain/limits/window.js';
+import { PlanCatalogue } from '../domain/plans/catalogue.js';
 import { AuthenticationError, NotFoundError } from '../domain/errors.js';
 import { handlers, type ApiOperationId, type Handler } from '../handlers/index.js';
 import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
@@ -23,6 +24,7 @@ type Ctx = Context & { state: AppState };
 export interface ApiDeps {
   auth: AuthSettings;
   clock: Clock;
+  requests: RequestLog;
   services: Services;
   inFlight: InFlightRequests;
   /** How long an event stream may go without sending anything before a comment line keeps it open. */
@@ -53,57 +55,57 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
   });
 
   const failedAuth = new FailedAuthThrottle(deps.auth.failuresPerMinute);
-  api.registerSecurityHandler('ApiKeyAuth', async (_c: OpenApiContext, ctx: Ctx) => {
-    const now = deps.clock.now().getTime();
+  // authentication, the key's restrictions and the limiter are one database call; the refusals
+  // of restrictions and limits are answered by postSecurityHandler, with the window's headers
+  api.registerSecurityHandler('ApiKeyAuth', async (c: OpenApiContext, ctx: Ctx) => {
     const presented = ctx.get('X-API-Key');
-    // only keys that cost a database lookup count: a missing or malformed key costs nothing
-    const looksValid = keyEnvironment(presented) === deps.auth.environment;
-    const keyHash = looksValid ? hashKey(presented, deps.auth.hashSecret) : '';
-    if (looksValid) {
-      try {
-        failedAuth.check(ctx.ip, keyHash, now);
-      } catch (error) {
-        setWindowHeaders(ctx, failedAuth.headers(ctx.ip, now));
-        throw error;
-      }
-    }
+    if (!presented) throw keyRefusal('missing');
+    // malformed keys and keys of the other environment cost nothing: no lookup, no count
+    if (keyEnvironment(presented) !== deps.auth.environment) throw keyRefusal('invalid');
+    const now = deps.clock.now();
+    const keyHash = hashKey(presented, deps.auth.hashSecret);
     try {
-      ctx.state.principal = await authenticate(ctx.state.em, deps.auth, presented || undefined, deps.clock.now());
+      failedAuth.check(ctx.ip, keyHash, now.getTime());
     } catch (error) {
-      if (looksValid && error instanceof AuthenticationError) failedAuth.fail(ctx.ip, now);
+      setWindowHeaders(ctx, failedAuth.headers(ctx.ip, now.getTime()));
       throw error;
     }
-    if (looksValid) failedAuth.succeeded(keyHash);
+    let admission;
+    try {
+      admission = await admit(
+        deps.requests,
+        { keyHash, clientIp: ctx.ip, request: { requestId: ctx.state.requestId, method: ctx.method, endpoint: c.operation.path } },
+        now,
+      );
+    } catch (error) {
+      if (error instanceof AuthenticationError) failedAuth.fail(ctx.ip, now.getTime());
+      throw error;
+    }
+    failedAuth.succeeded(keyHash);
+    ctx.state.principal = admission.principal;
+    ctx.state.admission = admission;
+    if (admission.admitted) {
+      // from here on the request's outcome is owed to its log row, whatever happens next
+      ctx.state.logId = admission.logId;
+      deps.inFlight.add(admission.logId);
+    }
     return true;
   });
 
   api.register({
     unauthorizedHandler: (c: OpenApiContext) => {
-      // the security handler's exception is kept by openapi-backend as the scheme's result
+      // the security handler's exception is kept by openapi-backend as the scheme's result; not
+      // checked with instanceof Error: a socket's error comes from another realm under jest's VM
       const scheme = isKeylessOperation(c.operation.operationId) ? 'SessionCookie' : 'ApiKeyAuth';
       const failure = (c.security?.[scheme] as { error?: unknown } | undefined)?.error;
-      throw failure instanceof Error ? failure : new AuthenticationError('missing_api_key', 'API key is required. Send it in the X-API-Key header.');
+      throw (failure as Error | undefined) ?? keyRefusal('missing');
     },
-    postSecurityHandler: async (c: OpenApiContext, ctx: Ctx) => {
-      const principal = ctx.state.principal;
-      // dashboard operations are signed in by session and outside the API's limits
-      if (!c.security?.authorized || !principal || isKeylessOperation(c.operation.operationId)) return;
-      try {
-        checkKeyRestrictions(principal, ctx.method, ctx.ip);
-      } catch (error) {
-        setWindowHeaders(ctx, await currentWindow(ctx.state.em, principal, deps.clock.now()));
-        throw error;
-      }
-      const admission = await admit(
-        ctx.state.em,
-        principal,
-        { requestId: ctx.state.requestId, method: ctx.method, endpoint: c.operation.path },
-        deps.clock.now(),
-      );
+    postSecurityHandler: (c: OpenApiContext, ctx: Ctx) => {
+      const admission = ctx.state.admission;
+      // dashboard operations are signed in by session and outside the API's limits: no admission
+      if (!c.security?.authorized || !admission) return;
       setWindowHeaders(ctx, admission.window);
       if (!admission.admitted) throw admission.error;
-      ctx.state.logId = admission.logId;
-      deps.inFlight.add(admission.logId);
     },
     notFound: (_c: OpenApiContext, ctx: Ctx) => {
       throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage and plans.`);
@@ -114,8 +116,9 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
     },
   });
 
+  const catalogue = new PlanCatalogue(() => deps.requests.listedPlans());
   for (const [operationId, handler] of Object.entries(handlers)) {
-    api.register(operationId, bind(handler as Handler<ApiOperationId>, deps));
+    api.register(operationId, bind(handler as Handler<ApiOperationId>, deps, catalogue));
   }
   registerKeyless(api, deps);
   checkBodySpecs();
@@ -135,10 +138,11 @@ function checkBodySpecs(): void {
 
 const EVENT_STREAM = 'text/event-stream';
 
-function bind(handler: Handler<ApiOperationId>, deps: ApiDeps) {
+function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCatalogue) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
     // the operation as openapi-backend resolved it: its body schemas are dereferenced
     const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
+    const admission = ctx.state.admission as Extract<AppState['admission'], { admitted: true }>;
     // the media types of the answer come from the contract; q-values choose (negotiator), JSON first on a tie or without Accept
     const mediaTypes = Object.keys((c.operation.responses?.['200'] as { content?: Record<string, unknown> } | undefined)?.content ?? {});
     if (mediaTypes.length > 1) ctx.vary('Accept');
@@ -149,8 +153,13 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps) {
     });
     const result = await handler({
       body: (body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined) as never,
-      principal: ctx.state.principal!,
-      em: ctx.state.em,
+      principal: admission.principal,
+      // a unit of work only for the handlers that ask for one (made on first use)
+      get em() {
+        return ctx.state.em;
+      },
+      requests: deps.requests,
+      listedPlans: () => catalogue.listed(admission.catalogueVersion),
       now: deps.clock.now(),
       services: deps.services,
       eventStream,

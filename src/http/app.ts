@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type { Orm } from '../db/orm.js';
+import { RequestLog } from '../db/request-log.js';
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import type { AuthSettings } from '../domain/keys/authenticate.js';
@@ -28,8 +29,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   // behind a proxy only the last X-Forwarded-For entry (added by that proxy) is trusted: the rest is the client's to forge
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
-  const inFlight = deps.inFlight ?? new InFlightRequests();
-  const api = createApi({ auth: deps.auth, clock: deps.clock, services: deps.services, inFlight, streamHeartbeatMs: deps.streamHeartbeatMs });
+  const requests = deps.inFlight?.requests ?? new RequestLog(deps.orm);
+  const inFlight = deps.inFlight ?? new InFlightRequests(requests);
+  const api = createApi({ auth: deps.auth, clock: deps.clock, requests, services: deps.services, inFlight, streamHeartbeatMs: deps.streamHeartbeatMs });
   app.use(requestContext(deps.orm, deps.log, inFlight));
   app.use(errorMapper);
   app.use(dashboardPages({ clock: deps.clock, services: deps.services, rootDir: deps.rootDir }));

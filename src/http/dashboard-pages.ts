@@ -11,7 +11,7 @@ import { cancelSubscription, changeSubscription } from '../domain/billing/subscr
 import { DependencyUnavailableError, InvalidRequestError, NotFoundError, ServiceError } from '../domain/errors.js';
 import { createKey, listKeys, revokeKey, rollKey } from '../domain/keys/keys.js';
 import { accountAnalytics } from '../domain/usage/analytics.js';
-import { listPlans } from '../domain/plans/catalogue.js';
+import { choosablePlans } from '../domain/plans/catalogue.js';
 import { logIn, requestPasswordReset, resetPassword, sendVerification, signUp, verifyEmail, type SignInContext } from '../domain/sign-in/accounts.js';
 import { endSession, findSession, type SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfToken } from '../domain/sign-in/tokens.js';
@@ -91,7 +91,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
   async function overview(page: Page, error?: ServiceError): Promise<void> {
     const em = page.ctx.state.em;
     const view = await sessionView(em, page.session!, services.signIn, page.now);
-    const plans = await listPlans(em);
+    const plans = await choosablePlans(em);
     const account = await em.findOneOrFail(Account, { id: page.session!.accountId });
     render(page, 'overview', 'Overview', {
       ...view,

@@ -1,32 +1,54 @@
-import type { Orm } from '../db/orm.js';
-import { recordOutcome } from '../domain/usage/usage.js';
+import { OutcomeWriter } from '../db/outcome-writer.js';
+import type { RequestLog } from '../db/request-log.js';
+
+export interface Outcome {
+  status: number;
+  model?: string;
+  tokens?: number;
+  costUsd?: number;
+}
 
 /**
- * The admitted requests still being answered by this process. Each has a request-log row
- * without a status; when shutdown must cut them, they are recorded as 503 so that no admitted
- * request is left without an outcome.
+ * The admitted requests still being answered by this process, and the writer of their outcomes.
+ * Each has a request-log row without a status until `finish`; when shutdown must cut them, they
+ * are recorded as 503 so that no admitted request is left without an outcome.
  */
 export class InFlightRequests {
   private readonly logIds = new Set<string>();
+  private readonly outcomes: OutcomeWriter;
+
+  constructor(readonly requests: RequestLog) {
+    this.outcomes = new OutcomeWriter((batch) => requests.writeOutcomes(batch));
+  }
 
   add(logId: string): void {
     this.logIds.add(logId);
   }
 
-  delete(logId: string): void {
+  /** The request is answered: its outcome is written with others (settles once committed). */
+  finish(logId: string, outcome: Outcome): Promise<void> {
     this.logIds.delete(logId);
+    return this.write(logId, outcome);
   }
 
   get size(): number {
     return this.logIds.size;
   }
 
+  /** Settles once every outcome given so far is written. */
+  idle(): Promise<void> {
+    return this.outcomes.idle();
+  }
+
   /** Records the requests still open as cut (503); returns how many. */
-  async cut(orm: Orm): Promise<number> {
+  async cut(): Promise<number> {
     const ids = [...this.logIds];
-    const em = orm.em.fork();
-    for (const id of ids) await recordOutcome(em, id, { status: 503 });
     this.logIds.clear();
+    await Promise.all(ids.map((id) => this.write(id, { status: 503 })));
     return ids.length;
+  }
+
+  private write(logId: string, outcome: Outcome): Promise<void> {
+    return this.outcomes.write({ logId, status: outcome.status, model: outcome.model ?? null, tokens: outcome.tokens ?? 0, costUsd: outcome.costUsd ?? 0 });
   }
 }

@@ -14,7 +14,12 @@ interface PartRules {
   text: Set<string>;
 }
 
-function partRules(media: MediaTypeSpec): PartRules {
+// the contract's media objects live as long as the service: their rules are derived once each
+const RULES = new WeakMap<MediaTypeSpec, { rules: PartRules; partNames: string }>();
+
+function partRules(media: MediaTypeSpec): { rules: PartRules; partNames: string } {
+  const known = RULES.get(media);
+  if (known) return known;
   const rules: PartRules = { files: new Map(), json: new Set(), text: new Set() };
   for (const [name, schema] of Object.entries(media.schema.properties ?? {})) {
     const encoding = media.encoding?.[name];
@@ -24,7 +29,9 @@ function partRules(media: MediaTypeSpec): PartRules {
     } else if (encoding?.contentType === 'application/json') rules.json.add(name);
     else rules.text.add(name);
   }
-  return rules;
+  const derived = { rules, partNames: [...rules.text, ...rules.json, ...rules.files.keys()].join(', ') };
+  RULES.set(media, derived);
+  return derived;
 }
 
 class TooLarge extends Error {}
@@ -46,8 +53,7 @@ interface Received {
 export async function readMultipartBody(ctx: Context, operationId: string, media: MediaTypeSpec): Promise<unknown> {
   const limit = media['x-max-body-bytes'];
   if (Number(ctx.get('Content-Length') || 0) > limit) throw new PayloadTooLargeError(limit);
-  const rules = partRules(media);
-  const partNames = [...rules.text, ...rules.json, ...rules.files.keys()].join(', ');
+  const { rules, partNames } = partRules(media);
 
   const fields: Record<string, string> = {};
   const problems: string[] = [];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.js';
-import { recordOutcome } from '../domain/usage/usage.js';
 import type { InFlightRequests } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { AppState } from './state.js';
@@ -9,9 +9,9 @@ import type { AppState } from './state.js';
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * Gives each request an id (the client's, when well formed), a child logger carrying it, a
- * unit of work on the database, and an access-log line; after the response is known, completes
- * the request-log row of an admitted request.
+ * Gives each request an id (the client's, when well formed), a child logger carrying it, a unit
+ * of work on the database made on first use, and an access-log line; after the response is
+ * known, completes the request-log row of an admitted request.
  */
 export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests) {
   return async (ctx: Context & { state: AppState }, next: Next): Promise<void> => {
@@ -20,20 +20,20 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
     const started = process.hrtime.bigint();
     ctx.state.requestId = requestId;
     ctx.state.log = log.child({ requestId });
-    ctx.state.em = orm.em.fork();
+    let em: EntityManager | undefined;
+    Object.defineProperty(ctx.state, 'em', { get: () => (em ??= orm.em.fork()), configurable: true });
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
     } finally {
       const status = ctx.state.finalStatus ?? ctx.status;
       if (ctx.state.logId) {
-        try {
-          await recordOutcome(ctx.state.em, ctx.state.logId, { status, ...ctx.state.usage });
-        } catch (error) {
+        const written = inFlight.finish(ctx.state.logId, { status, ...ctx.state.usage }).catch((error: unknown) => {
           ctx.state.log.warn({ err: error }, 'could not record the request outcome');
-        } finally {
-          inFlight.delete(ctx.state.logId);
-        }
+        });
+        // the request already counts (its row was written at admission); only a request that used
+        // a model waits for its outcome, so that the caller's next GET /usage sees the tokens
+        if (ctx.state.usage) await written;
       }
       ctx.state.log.info(
         {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Admission } from '../domain/limits/limiter.js';
 import type { Principal } from '../domain/keys/principal.js';
 import type { SignedIn } from '../domain/sign-in/sessions.js';
 import type { Logger } from './logger.js';
@@ -7,8 +8,11 @@ import type { Logger } from './logger.js';
 export interface AppState {
   requestId: string;
   log: Logger;
-  em: EntityManager;
+  /** A unit of work on the database, made on first use (the API's light calls never need one). */
+  readonly em: EntityManager;
   principal?: Principal;
+  /** The limiter's decision, made with the authentication in the security handler. */
+  admission?: Admission;
   /** The dashboard session of a request signed in by cookie. */
   session?: SignedIn;
   /** The request body as received, for operations that store it (payment notifications). */

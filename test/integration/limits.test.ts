@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { newKey } from './support/accounts.js';
+import { newKey, newPlan } from './support/accounts.js';
 import { ManualClock } from './support/clock.js';
 import { apiClient } from './support/contract.js';
-import { startServer, type TestServer } from './support/server.js';
+import { HASH_SECRET, startServer, type TestServer } from './support/server.js';
 import { admit } from '../../src/domain/limits/limiter.js';
-import type { Principal } from '../../src/domain/keys/principal.js';
-import { Plan } from '../../src/db/entities.js';
+import { hashKey } from '../../src/domain/keys/key-format.js';
+import { RequestLog } from '../../src/db/request-log.js';
 
 let server: TestServer;
 const clock = new ManualClock('2026-03-10T12:00:00.000Z');
@@ -97,31 +97,22 @@ describe('monthly quota (Free: 300 per month)', () => {
 
 describe('daily limit (limiter with a plan whose day limit is below its month limit)', () => {
   test('the day resets at 00:00:00 UTC while the month keeps counting', async () => {
-    const { keyId, accountId } = await newKey(server.orm);
-    const base = await server.orm.em.fork().findOneOrFail(Plan, { code: 'free' });
-    const principal: Principal = {
-      keyId,
-      accountId,
-      readOnly: false,
-      allowedIps: [],
-      plan: { ...base, rateLimitPerMinute: 100, rateLimitPerDay: 3, monthlyQuota: 5 },
-    };
-    const request = { requestId: 'r', method: 'GET', endpoint: '/api/v1/dev/usage' };
-    const at = (t: string) => admit(server.orm.em.fork(), principal, request, new Date(t));
+    const plan = await newPlan(server.orm, { perMinute: 100, perDay: 3, perMonth: 5 });
+    const { key } = await newKey(server.orm, { plan, now: new Date('2026-05-01T00:00:00Z') });
+    const call = { keyHash: hashKey(key, HASH_SECRET), clientIp: '127.0.0.1', request: { requestId: 'r', method: 'GET', endpoint: '/api/v1/dev/usage' } };
+    const requests = new RequestLog(server.orm);
+    const at = (t: string) => admit(requests, call, new Date(t));
 
     for (const t of ['2026-05-20T10:00:00Z', '2026-05-20T11:00:00Z', '2026-05-20T23:00:00Z']) expect((await at(t)).admitted).toBe(true);
     const refused = await at('2026-05-20T23:59:59Z');
     expect(refused.admitted).toBe(false);
-    if (!refused.admitted) {
-      expect(refused.error.kind).toBe('day');
-      expect(refused.error.data.retryAfterSeconds).toBe(1);
-    }
+    if (!refused.admitted) expect(refused.error).toMatchObject({ kind: 'day', data: { retryAfterSeconds: 1 } });
     // a new UTC day: the day has room again; the month (5) allows two more
     expect((await at('2026-05-21T00:00:00Z')).admitted).toBe(true);
     expect((await at('2026-05-21T00:01:00Z')).admitted).toBe(true);
     const month = await at('2026-05-21T00:02:00Z');
     expect(month.admitted).toBe(false);
-    if (!month.admitted) expect(month.error.kind).toBe('month');
+    if (!month.admitted) expect(month.error).toMatchObject({ kind: 'month' });
     expect((await at('2026-06-01T00:00:00Z')).admitted).toBe(true);
   });
 });

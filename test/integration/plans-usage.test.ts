@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { newKey } from './support/accounts.js';
+import { newKey, newPlan } from './support/accounts.js';
 import { ManualClock } from './support/clock.js';
 import { apiClient } from './support/contract.js';
 import { startServer, type TestServer } from './support/server.js';
-import { recordOutcome } from '../../src/domain/usage/usage.js';
+import { RequestLog } from '../../src/db/request-log.js';
 
 let server: TestServer;
 const clock = new ManualClock('2026-07-15T09:30:00.000Z');
@@ -28,6 +28,25 @@ describe('GET /api/v1/dev/plans', () => {
     ]);
     for (const plan of body.available_plans) expect(plan.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
+
+  test('a plan that is not listed is the current plan of its keys but never in the catalogue; listing it shows from the next request', async () => {
+    const code = await newPlan(server.orm, { perMinute: 50, perDay: 500, perMonth: 5000 });
+    const { key } = await newKey(server.orm, { plan: code, now: clock.now() });
+    const client = apiClient(server.url, key);
+    const hidden = (await client.GET('/api/v1/dev/plans')).data!;
+    expect(hidden.current_plan).toMatchObject({ name: `Test ${code.slice(5)}`, rate_limit_per_minute: 50 });
+    expect(hidden.available_plans.map((p) => p.name)).toEqual(['Free', 'Starter', 'Pro', 'Enterprise']);
+
+    const em = server.orm.em.fork();
+    await em.execute('update plan set listed = true where code = ?', [code]);
+    try {
+      const listed = (await client.GET('/api/v1/dev/plans')).data!;
+      expect(listed.available_plans.map((p) => p.name)).toEqual(['Free', 'Starter', 'Pro', 'Enterprise', `Test ${code.slice(5)}`]);
+    } finally {
+      await em.execute('update plan set listed = false where code = ?', [code]);
+    }
+    expect((await client.GET('/api/v1/dev/plans')).data!.available_plans).toHaveLength(4);
+  });
 });
 
 describe('GET /api/v1/dev/usage', () => {
@@ -50,8 +69,10 @@ describe('GET /api/v1/dev/usage', () => {
       "select id from request_log where api_key_id = ? and created_at >= '2026-07-01' order by id",
       [keyId],
     );
-    await recordOutcome(em, rows[0]!.id, { status: 200, model: 'svcai-fast', tokens: 1200, costUsd: 0.0018 });
-    await recordOutcome(em, rows[1]!.id, { status: 200, model: 'svcai-fast', tokens: 345, costUsd: 0.000517 });
+    await new RequestLog(server.orm).writeOutcomes([
+      { logId: rows[0]!.id, status: 200, model: 'svcai-fast', tokens: 1200, costUsd: 0.0018 },
+      { logId: rows[1]!.id, status: 200, model: 'svcai-fast', tokens: 345, costUsd: 0.000517 },
+    ]);
 
     const { response, data } = await client.GET('/api/v1/dev/usage');
     expect(response.status).toBe(200);

@@ -4,9 +4,10 @@ import { Migration20261121010000_stores } from './Migration20261121010000_stores
 import { Migration20261123000000_shared_stores } from './Migration20261123000000_shared_stores.js';
 import { Migration20261123010000_admit_request } from './Migration20261123010000_admit_request.js';
 import { Migration20261123100000_docs_requests } from './Migration20261123100000_docs_requests.js';
+import { Migration20261123190000_key_expiry } from './Migration20261123190000_key_expiry.js';
+import { Migration20261123200000_hot_path } from './Migration20261123200000_hot_path.js';
 import { Migration20261123200000_dashboard_accounts } from './Migration20261123200000_dashboard_accounts.js';
 import { Migration20261123210000_billing } from './Migration20261123210000_billing.js';
-import { Migration20261123220000_key_expiry } from './Migration20261123220000_key_expiry.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -15,7 +16,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000000_shared_stores', class: Migration20261123000000_shared_stores },
   { name: 'Migration20261123010000_admit_request', class: Migration20261123010000_admit_request },
   { name: 'Migration20261123100000_docs_requests', class: Migration20261123100000_docs_requests },
+  { name: 'Migration20261123190000_key_expiry', class: Migration20261123190000_key_expiry },
+  { name: 'Migration20261123200000_hot_path', class: Migration20261123200000_hot_path },
   { name: 'Migration20261123200000_dashboard_accounts', class: Migration20261123200000_dashboard_accounts },
   { name: 'Migration20261123210000_billing', class: Migration20261123210000_billing },
-  { name: 'Migration20261123220000_key_expiry', class: Migration20261123220000_key_expiry },
 ];

@@ -4,14 +4,24 @@ import type { Principal } from './principal.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Whether a read-only key may make a request with this method. */
+export function isReadMethod(method: string): boolean {
+  return READ_METHODS.has(method.toUpperCase());
+}
+
+/** The client's address as the allow-lists are matched against it (an IPv4 client seen through IPv6 unwrapped), or null when unreadable. */
+export function parsedAddress(ip: string): string | null {
+  return ipaddr.isValid(ip) ? ipaddr.process(ip).toString() : null;
+}
+
 /** Enforces the key's own options: read-only keys may only read; allow-listed keys only from their addresses. */
-export function checkKeyRestrictions(principal: Principal, method: string, clientIp: string): void {
-  if (principal.readOnly && !READ_METHODS.has(method.toUpperCase())) {
+export function checkKeyRestrictions(principal: Pick<Principal, 'readOnly' | 'allowedIps'>, method: string, clientIp: string): void {
+  if (principal.readOnly && !isReadMethod(method)) {
     throw new ForbiddenError('This API key does not have permission to access this resource: the key is read-only.');
   }
   if (principal.allowedIps.length > 0 && !ipAllowed(clientIp, principal.allowedIps)) {
     // only a parsed address is echoed: behind a proxy the value comes from a client-supplied header
-    const shown = ipaddr.isValid(clientIp) ? ipaddr.process(clientIp).toString() : 'an unreadable client address';
+    const shown = parsedAddress(clientIp) ?? 'an unreadable client address';
     throw new ForbiddenError(`This API key does not have permission to access this resource: requests from ${shown} are not allowed for this key.`);
   }
 }

@@ -1,54 +1,80 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { admitRequest, requestsSince, type CounterPeriods, type LoggedRequest } from '../../db/request-log.js';
+import type { LoggedRequest, RequestLog } from '../../db/request-log.js';
+import { keyRefusal } from '../keys/authenticate.js';
 import type { Principal } from '../keys/principal.js';
+import { checkKeyRestrictions, isReadMethod, parsedAddress } from '../keys/restrictions.js';
 import { startOfUtcDay, startOfUtcMonth, utcDate } from './periods.js';
 import { decide, windowHeaders, WINDOW_MS, type Limits, type WindowHeaders } from './window.js';
-import { LimitExceededError, type LimitKind } from '../errors.js';
+import { LimitExceededError, type LimitKind, type ServiceError } from '../errors.js';
 
 export type Admission =
-  | { admitted: true; logId: string; window: WindowHeaders }
-  | { admitted: false; window: WindowHeaders; error: LimitExceededError };
+  | { admitted: true; principal: Principal; logId: string; catalogueVersion: string; window: WindowHeaders }
+  | { admitted: false; principal: Principal; window: WindowHeaders; error: ServiceError };
+
+export interface AdmissionCall {
+  /** HMAC of the presented key, already checked for format and environment. */
+  keyHash: string;
+  /** The client's address as the HTTP layer sees it. */
+  clientIp: string;
+  request: LoggedRequest;
+}
 
 function limitsOf(principal: Principal): Limits {
   const { plan } = principal;
   return { perMinute: plan.rateLimitPerMinute, perDay: plan.rateLimitPerDay, perMonth: plan.monthlyQuota };
 }
 
-function windowOf(em: EntityManager, keyId: string, now: Date) {
-  return requestsSince(em, keyId, new Date(now.getTime() - WINDOW_MS));
-}
-
 /**
- * Admits one request for the key or refuses it, exactly: the database admits and counts it in
- * one call under the key's row lock (src/db/request-log.ts), so concurrent requests from any
- * number of server processes are counted one after another; the refusal is explained here.
+ * Authenticates the key, checks its restrictions and admits one request or refuses it, exactly,
+ * in one database call (src/db/request-log.ts) under the key's row lock, so concurrent requests
+ * from any number of server processes are counted one after another; the refusal is explained
+ * here. Throws the key's refusal when the key is unknown or revoked or its account has no plan;
+ * refusals for restrictions and limits come back with the minute window's headers.
  */
-export async function admit(em: EntityManager, principal: Principal, request: LoggedRequest, now: Date): Promise<Admission> {
+export async function admit(requests: RequestLog, call: AdmissionCall, now: Date): Promise<Admission> {
+  const figures = await requests.admit({
+    keyHash: call.keyHash,
+    write: !isReadMethod(call.request.method),
+    clientIp: parsedAddress(call.clientIp),
+    request: call.request,
+    at: now,
+    windowStart: new Date(now.getTime() - WINDOW_MS),
+    periods: { day: utcDate(startOfUtcDay(now)), month: utcDate(startOfUtcMonth(now)) },
+  });
+  if (figures.outcome === 'unknown_key') throw keyRefusal('invalid');
+  if (figures.outcome === 'revoked') throw keyRefusal('revoked');
+  if (figures.outcome === 'expired') throw keyRefusal('expired');
+  if (figures.outcome === 'no_subscription' || !figures.plan) throw keyRefusal('no_subscription');
+  const principal: Principal = {
+    keyId: figures.keyId!,
+    accountId: figures.accountId!,
+    readOnly: figures.readOnly,
+    allowedIps: figures.allowedIps,
+    plan: figures.plan,
+  };
   const limits = limitsOf(principal);
-  const periods: CounterPeriods = { day: utcDate(startOfUtcDay(now)), month: utcDate(startOfUtcMonth(now)) };
-  const figures = await admitRequest(em, principal.keyId, request, now, new Date(now.getTime() - WINDOW_MS), periods, limits);
   const counts = { inWindow: figures.inWindow, oldestInWindow: figures.oldestInWindow, today: figures.today, thisMonth: figures.thisMonth };
+  const window = windowHeaders(limits.perMinute, counts.inWindow, counts.oldestInWindow, now);
+  if (figures.outcome === 'read_only' || figures.outcome === 'address_not_allowed') {
+    try {
+      checkKeyRestrictions(principal, call.request.method, call.clientIp);
+    } catch (error) {
+      return { admitted: false, principal, window, error: error as ServiceError };
+    }
+    throw new Error('the key restrictions and the database disagree');
+  }
   const decision = decide(limits, counts, now);
   // the database applied the same rule to the same figures
-  if (decision.admitted !== (figures.logId !== null)) throw new Error('the limiter and the database disagree on an admission');
+  if (decision.admitted !== (figures.outcome === 'admitted')) throw new Error('the limiter and the database disagree on an admission');
   if (!decision.admitted) {
-    return {
-      admitted: false,
-      window: windowHeaders(limits.perMinute, counts.inWindow, counts.oldestInWindow, now),
-      error: new LimitExceededError(decision.kind, decision.retryAfterSeconds, refusalMessage(decision.kind, principal)),
-    };
+    return { admitted: false, principal, window, error: new LimitExceededError(decision.kind, decision.retryAfterSeconds, refusalMessage(decision.kind, principal)) };
   }
   return {
     admitted: true,
+    principal,
     logId: figures.logId!,
+    catalogueVersion: figures.catalogueVersion,
     window: windowHeaders(limits.perMinute, counts.inWindow + 1, counts.oldestInWindow ?? now, now),
   };
-}
-
-/** The per-minute window as it stands, for responses to requests that are not counted. */
-export async function currentWindow(em: EntityManager, principal: Principal, now: Date): Promise<WindowHeaders> {
-  const window = await windowOf(em, principal.keyId, now);
-  return windowHeaders(principal.plan.rateLimitPerMinute, window.count, window.oldest, now);
 }
 
 function refusalMessage(kind: LimitKind, principal: Principal): string {

@@ -1,20 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Plan } from '../../db/entities.js';
-import * as requestLog from '../../db/request-log.js';
+import type { RequestLog } from '../../db/request-log.js';
 import type { Principal } from '../keys/principal.js';
 import { startOfNextUtcMonth, startOfUtcMonth, utcDate } from '../limits/periods.js';
-
-export interface Outcome {
-  status: number;
-  model?: string;
-  tokens?: number;
-  costUsd?: number;
-}
-
-/** Completes the request's log row once the response is known (status, model, tokens, cost). */
-export async function recordOutcome(em: EntityManager, logId: string, outcome: Outcome): Promise<void> {
-  await requestLog.recordOutcome(em, logId, { status: outcome.status, model: outcome.model ?? null, tokens: outcome.tokens ?? 0, costUsd: outcome.costUsd ?? 0 });
-}
 
 export interface UsageReport {
   totalRequests: number;
@@ -29,9 +16,9 @@ export interface UsageReport {
 }
 
 /** Usage of the calling key in the current billing period (the UTC calendar month). */
-export async function usageReport(em: EntityManager, principal: Principal, now: Date): Promise<UsageReport> {
+export async function usageReport(requests: RequestLog, principal: Principal, now: Date): Promise<UsageReport> {
   const from = startOfUtcMonth(now);
-  const rows = await requestLog.usageByEndpoint(em, principal.keyId, from, startOfNextUtcMonth(now));
+  const rows = await requests.usageByEndpoint(principal.keyId, from, startOfNextUtcMonth(now));
   const byEndpoint: Record<string, number> = {};
   let totalRequests = 0;
   let totalTokens = 0;

@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { Orm } from '../../../src/db/orm.js';
-import type { SubscriptionState } from '../../../src/db/entities.js';
+import { Plan, type SubscriptionState } from '../../../src/db/entities.js';
 import { createAccount, setSubscription } from '../../../src/domain/accounts/accounts.js';
 import { createKey } from '../../../src/domain/keys/keys.js';
 import type { KeyEnvironment } from '../../../src/domain/keys/key-format.js';
 import { HASH_SECRET } from './server.js';
 
 export interface KeyOptions {
-  plan?: 'free' | 'starter' | 'pro' | 'enterprise';
+  /** A plan's code: one of the four listed plans, or one made by newPlan. */
+  plan?: string;
   state?: SubscriptionState;
   environment?: KeyEnvironment;
   readOnly?: boolean;
@@ -32,4 +34,30 @@ export async function newKey(orm: Orm, options: KeyOptions = {}): Promise<{ key:
     await setSubscription(em, account.id, { planCode: options.plan ?? 'free', state: options.state }, now);
   }
   return { key, keyId: record.id, accountId: account.id };
+}
+
+/** A plan of the test's own with the given limits, never listed by GET /plans; returns its code. */
+export async function newPlan(orm: Orm, limits: { perMinute: number; perDay: number; perMonth: number }): Promise<string> {
+  const em = orm.em.fork();
+  const id = randomUUID();
+  const code = `test-${id.slice(0, 8)}`;
+  em.create(Plan, {
+    id,
+    code,
+    name: `Test ${id.slice(0, 8)}`,
+    description: 'Made by an integration test',
+    priceLkr: 0,
+    rateLimitPerMinute: limits.perMinute,
+    rateLimitPerDay: limits.perDay,
+    monthlyQuota: limits.perMonth,
+    allowedModels: ['svcai-fast'],
+    customKnowledgeBases: false,
+    webhooks: false,
+    analytics: 'basic',
+    support: 'community',
+    sortOrder: 900,
+    listed: false,
+  });
+  await em.flush();
+  return code;
 }

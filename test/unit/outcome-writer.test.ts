@@ -1,0 +1,63 @@
+import { describe, expect, it } from '@jest/globals';
+import { OutcomeWriter } from '../../src/db/outcome-writer.js';
+import type { LoggedOutcome } from '../../src/db/request-log.js';
+
+const outcome = (logId: string, status = 200): LoggedOutcome => ({ logId, status, model: null, tokens: 0, costUsd: 0 });
+
+/** A batch writer whose writes finish when the test says so. */
+function controlledWriter() {
+  const batches: string[][] = [];
+  const finish: ((error?: Error) => void)[] = [];
+  const writer = new OutcomeWriter(
+    (outcomes) =>
+      new Promise<void>((resolve, reject) => {
+        batches.push(outcomes.map((o) => o.logId));
+        finish.push((error) => (error ? reject(error) : resolve()));
+      }),
+  );
+  return { writer, batches, finish };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('outcome writer (group commit)', () => {
+  it('writes the first outcome at once and every outcome that arrives meanwhile in the next statement', async () => {
+    const { writer, batches, finish } = controlledWriter();
+    const first = writer.write(outcome('1'));
+    const later = ['2', '3', '4'].map((id) => writer.write(outcome(id)));
+    await tick();
+    expect(batches).toEqual([['1']]);
+    finish[0]!();
+    await first;
+    await tick();
+    expect(batches).toEqual([['1'], ['2', '3', '4']]);
+    finish[1]!();
+    await Promise.all(later);
+    await writer.idle();
+  });
+
+  it('rejects the outcomes of a failed statement only, and goes on with the next', async () => {
+    const { writer, batches, finish } = controlledWriter();
+    const failed = writer.write(outcome('1'));
+    const next = writer.write(outcome('2'));
+    await tick();
+    finish[0]!(new Error('database down'));
+    await expect(failed).rejects.toThrow('database down');
+    await tick();
+    expect(batches).toEqual([['1'], ['2']]);
+    finish[1]!();
+    await expect(next).resolves.toBeUndefined();
+  });
+
+  it('is idle only once every outcome given so far is written', async () => {
+    const { writer, finish } = controlledWriter();
+    void writer.write(outcome('1'));
+    let idle = false;
+    const waiting = writer.idle().then(() => (idle = true));
+    await tick();
+    expect(idle).toBe(false);
+    finish[0]!();
+    await waiting;
+    expect(idle).toBe(true);
+  });
+});
