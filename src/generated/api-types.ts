@@ -1935,6 +1935,18 @@ export interface components {
                 /** @description Share of errors (0 to 1). */
                 rate: number;
             };
+            /** @description `advanced` and above: time from admission to the answer of the admitted requests, in milliseconds (null without requests). */
+            latency_ms?: {
+                /** @description Median. */
+                p50: number | null;
+                /** @description 95th percentile. */
+                p95: number | null;
+            };
+            /** @description `custom`: the queries that were answered, per store asked. */
+            per_store?: (components["schemas"]["UsageTotals"] & {
+                /** @description The store. */
+                store_id: string;
+            })[];
         };
         /** @description Requests, tokens and cost. */
         UsageTotals: {
