@@ -118,6 +118,9 @@ export const RequestLog = defineEntity({
     tokens: p.integer().default(0),
     costUsd: p.decimal('number').precision(14).scale(6).default(0),
     createdAt: p.datetime(3),
+    /** time from admission to the answer, and the store a query asked (written with the outcome) */
+    durationMs: p.integer().nullable(),
+    storeId: p.string().nullable(),
   },
 });
 export type RequestLog = InferEntity<typeof RequestLog>;

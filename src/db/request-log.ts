@@ -121,6 +121,8 @@ export interface LoggedOutcome {
   model: string | null;
   tokens: number;
   costUsd: number;
+  durationMs: number | null;
+  storeId: string | null;
 }
 
 export interface EndpointUsage {
@@ -133,8 +135,9 @@ export interface EndpointUsage {
 // Named statements: each pooled connection parses and plans them once.
 const ADMIT = 'select * from authenticate_and_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
 const LISTED_PLANS = `select ${PLAN_COLUMNS} from plan where listed order by sort_order`;
-const WRITE_OUTCOMES = `update request_log r set status = o.status, model = o.model, tokens = o.tokens, cost_usd = o.cost
-  from unnest($1::bigint[], $2::int[], $3::varchar[], $4::int[], $5::numeric[]) as o(id, status, model, tokens, cost) where r.id = o.id`;
+const WRITE_OUTCOMES = `update request_log r set status = o.status, model = o.model, tokens = o.tokens, cost_usd = o.cost, duration_ms = o.duration, store_id = o.store
+  from unnest($1::bigint[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::int[], $7::varchar[]) as o(id, status, model, tokens, cost, duration, store)
+  where r.id = o.id`;
 const USAGE_BY_ENDPOINT = `select endpoint, count(*)::int as requests, coalesce(sum(tokens), 0)::float8 as tokens, coalesce(sum(cost_usd), 0)::float8 as cost
   from request_log where api_key_id = $1 and created_at >= $2 and created_at < $3 group by endpoint order by endpoint`;
 
@@ -201,6 +204,8 @@ export class RequestLog {
       outcomes.map((o) => o.model),
       outcomes.map((o) => o.tokens),
       outcomes.map((o) => o.costUsd),
+      outcomes.map((o) => o.durationMs),
+      outcomes.map((o) => o.storeId),
     ]);
   }
 
@@ -237,4 +242,27 @@ export async function accountUsage(em: EntityManager, accountId: string, from: D
     [accountId, from, to],
   );
   return rows.map((r) => ({ day: r.day, keyId: r.key_id, endpoint: r.endpoint, model: r.model, status: r.status, requests: r.requests, tokens: Number(r.tokens), costUsd: Number(r.cost) }));
+}
+
+/** Latency percentiles (ms) of an account's admitted requests in [from, to) that have their outcome. */
+export async function accountLatency(em: EntityManager, accountId: string, from: Date, to: Date): Promise<{ p50: number | null; p95: number | null }> {
+  const [row] = await em.execute<{ p50: number | null; p95: number | null }[]>(
+    `select percentile_cont(0.5) within group (order by r.duration_ms)::float8 as p50, percentile_cont(0.95) within group (order by r.duration_ms)::float8 as p95
+       from request_log r join api_key k on k.id = r.api_key_id
+      where k.account_id = ? and r.created_at >= ? and r.created_at < ? and r.duration_ms is not null`,
+    [accountId, from, to],
+  );
+  return { p50: row?.p50 ?? null, p95: row?.p95 ?? null };
+}
+
+/** An account's answered queries in [from, to), per store asked. */
+export async function accountStoreUsage(em: EntityManager, accountId: string, from: Date, to: Date): Promise<{ storeId: string; requests: number; tokens: number; costUsd: number }[]> {
+  const rows = await em.execute<{ store_id: string; requests: number; tokens: string; cost: string }[]>(
+    `select r.store_id, count(*)::int as requests, coalesce(sum(r.tokens), 0)::bigint as tokens, coalesce(sum(r.cost_usd), 0) as cost
+       from request_log r join api_key k on k.id = r.api_key_id
+      where k.account_id = ? and r.created_at >= ? and r.created_at < ? and r.store_id is not null
+      group by r.store_id order by r.store_id`,
+    [accountId, from, to],
+  );
+  return rows.map((r) => ({ storeId: r.store_id, requests: r.requests, tokens: Number(r.tokens), costUsd: Number(r.cost) }));
 }

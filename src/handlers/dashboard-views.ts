@@ -67,5 +67,7 @@ export function analyticsView(r: AnalyticsReport): Schemas['AnalyticsReport'] {
     ...(r.perKey && { per_key: r.perKey.map((k) => ({ key_id: k.keyId, name: k.name, display_prefix: k.displayPrefix, ...totals(k) })) }),
     ...(r.perModel && { per_model: r.perModel.map((m) => ({ model: m.model, ...totals(m) })) }),
     ...(r.errors && { errors: { requests: r.errors.requests, client_errors: r.errors.clientErrors, server_errors: r.errors.serverErrors, rate: r.errors.rate } }),
+    ...(r.latencyMs && { latency_ms: r.latencyMs }),
+    ...(r.perStore && { per_store: r.perStore.map((st) => ({ store_id: st.storeId, ...totals(st) })) }),
   };
 }

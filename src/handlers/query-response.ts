@@ -1,6 +1,7 @@
 import type { components } from '../generated/api-types.js';
 import { answerQuestion, streamAnswer, type AnswerUsage, type CitationData, type Question } from '../domain/answering/answer-question.js';
 import type { PreparedAttachment } from '../domain/attachments/prepare.js';
+import { DEFAULT_STORE } from '../domain/stores/stores.js';
 import type { HandlerInput, HandlerOutput, RequestUsage, ServerSentEvent } from './types.js';
 
 type Schemas = components['schemas'];
@@ -15,8 +16,8 @@ function toCitation(c: CitationData): Schemas['Citation'] {
   return { document_id: c.documentId, document_name: c.documentName, pages: c.pages, metadata: c.metadata, chunk_text: c.chunkText };
 }
 
-function toUsage(usage: AnswerUsage): RequestUsage {
-  return { model: usage.model, tokens: usage.tokens, costUsd: usage.costUsd };
+function toUsage(usage: AnswerUsage, storeId: string): RequestUsage {
+  return { model: usage.model, tokens: usage.tokens, costUsd: usage.costUsd, storeId };
 }
 
 /** Answers a question of either query operation, once its attachments are read, in the shared response shape (JSON or events). */
@@ -26,17 +27,18 @@ export async function answerInShape(
 ): Promise<HandlerOutput<'query'> & HandlerOutput<'queryMultipart'>> {
   const { body, em, principal, services } = input;
   const question: Question = { text: body.query, storeId: body.store_id, filters: body.filters, model: body.model, attachments };
-  if (input.eventStream) return { events: eventsOf(streamAnswer(em, services, principal, question, input.signal)) };
+  const storeId = body.store_id ?? DEFAULT_STORE;
+  if (input.eventStream) return { events: eventsOf(streamAnswer(em, services, principal, question, input.signal), storeId) };
   const result = await answerQuestion(em, services, principal, question);
   const citations = result.citations.map(toCitation);
   return {
     body: { answer: result.answer, citations, has_citations: citations.length > 0 },
-    usage: toUsage(result),
+    usage: toUsage(result, storeId),
     headers: { 'X-Retrieval-Mode': result.retrievalMode },
   };
 }
 
-async function* eventsOf(answer: ReturnType<typeof streamAnswer>): AsyncGenerator<QueryEvent, RequestUsage, undefined> {
+async function* eventsOf(answer: ReturnType<typeof streamAnswer>, storeId: string): AsyncGenerator<QueryEvent, RequestUsage, undefined> {
   let step = await answer.next();
   for (; !step.done; step = await answer.next()) {
     const part = step.value;
@@ -47,5 +49,5 @@ async function* eventsOf(answer: ReturnType<typeof streamAnswer>): AsyncGenerato
   }
   const usage = step.value;
   yield { event: 'usage', data: { model: usage.model, tokens: usage.tokens, cost_usd: usage.costUsd } };
-  return toUsage(usage);
+  return toUsage(usage, storeId);
 }

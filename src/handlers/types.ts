@@ -53,6 +53,8 @@ export interface RequestUsage {
   model?: string;
   tokens?: number;
   costUsd?: number;
+  /** the store a query asked, for the per-store analytics */
+  storeId?: string;
 }
 
 /** One Server-Sent Event: a name the contract documents and its data, sent as JSON. */

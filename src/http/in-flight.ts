@@ -6,6 +6,10 @@ export interface Outcome {
   model?: string;
   tokens?: number;
   costUsd?: number;
+  /** from admission to the answer */
+  durationMs?: number;
+  /** the store a query asked */
+  storeId?: string;
 }
 
 /**
@@ -49,6 +53,14 @@ export class InFlightRequests {
   }
 
   private write(logId: string, outcome: Outcome): Promise<void> {
-    return this.outcomes.write({ logId, status: outcome.status, model: outcome.model ?? null, tokens: outcome.tokens ?? 0, costUsd: outcome.costUsd ?? 0 });
+    return this.outcomes.write({
+      logId,
+      status: outcome.status,
+      model: outcome.model ?? null,
+      tokens: outcome.tokens ?? 0,
+      costUsd: outcome.costUsd ?? 0,
+      durationMs: outcome.durationMs === undefined ? null : Math.round(outcome.durationMs),
+      storeId: outcome.storeId ?? null,
+    });
   }
 }

@@ -27,8 +27,9 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
       await next();
     } finally {
       const status = ctx.state.finalStatus ?? ctx.status;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       if (ctx.state.logId) {
-        const written = inFlight.finish(ctx.state.logId, { status, ...ctx.state.usage }).catch((error: unknown) => {
+        const written = inFlight.finish(ctx.state.logId, { status, durationMs, ...ctx.state.usage }).catch((error: unknown) => {
           ctx.state.log.warn({ err: error }, 'could not record the request outcome');
         });
         // the request already counts (its row was written at admission); only a request that used
@@ -41,7 +42,7 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
           path: ctx.path,
           status,
           keyId: ctx.state.principal?.keyId,
-          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+          durationMs,
         },
         'request completed',
       );

@@ -25,5 +25,5 @@ export interface AppState {
    */
   finalStatus?: number;
   /** Model and token use reported by the handler, recorded with the outcome. */
-  usage?: { model?: string; tokens?: number; costUsd?: number };
+  usage?: { model?: string; tokens?: number; costUsd?: number; storeId?: string };
 }

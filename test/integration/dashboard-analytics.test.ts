@@ -70,6 +70,9 @@ describe('usage analytics by plan', () => {
     expect(data!.per_key!.map((k) => k.requests).sort()).toEqual(usages.map((u) => u.total_requests).sort());
     expect(data!.errors).toMatchObject({ client_errors: 1, server_errors: 0 });
     expect(data!.errors!.requests).toBe(data!.totals.requests);
+    expect(data!.latency_ms!.p50).toEqual(expect.any(Number));
+    expect(data!.latency_ms!.p95!).toBeGreaterThanOrEqual(data!.latency_ms!.p50!);
+    expect(data!.per_store).toBeUndefined();
     expect((await browser.client.GET('/dashboard/api/analytics', { params: { query: { from: day(-80) } } })).response.status).toBe(200);
     expect((await browser.client.GET('/dashboard/api/analytics', { params: { query: { from: day(-100) } } })).response.status).toBe(403);
     const csv = await fetch(`${server.url}/dashboard/api/analytics/export`, { headers: { Cookie: `svc_session=${browser.cookie}` } });
@@ -80,8 +83,12 @@ describe('usage analytics by plan', () => {
     expect(lines.slice(1).reduce((sum, line) => sum + Number(line.split(',')[5]), 0)).toBe(data!.totals.requests);
   });
 
-  test('custom (Enterprise): any date range; a malformed date is a 400 naming the parameter', async () => {
-    const { browser } = await accountWithTraffic('custom', 'enterprise');
+  test('custom (Enterprise): any date range, per store; a malformed date is a 400 naming the parameter', async () => {
+    const { browser, keys } = await accountWithTraffic('custom', 'enterprise');
+    const asked = await apiClient(server.url, keys[0]).POST('/api/v1/dev/query', { body: { query: 'What is photosynthesis?' } });
+    expect(asked.response.status).toBe(200);
+    const stores = await browser.client.GET('/dashboard/api/analytics');
+    expect(stores.data!.per_store).toEqual([expect.objectContaining({ store_id: 'default', requests: 1 })]);
     const year = await browser.client.GET('/dashboard/api/analytics', { params: { query: { from: day(-365), to: day(0) } } });
     expect(year.response.status).toBe(200);
     expect(year.data!.level).toBe('custom');

@@ -70,8 +70,8 @@ describe('GET /api/v1/dev/usage', () => {
       [keyId],
     );
     await new RequestLog(server.orm).writeOutcomes([
-      { logId: rows[0]!.id, status: 200, model: 'svcai-fast', tokens: 1200, costUsd: 0.0018 },
-      { logId: rows[1]!.id, status: 200, model: 'svcai-fast', tokens: 345, costUsd: 0.000517 },
+      { logId: rows[0]!.id, status: 200, model: 'svcai-fast', tokens: 1200, costUsd: 0.0018, durationMs: 40, storeId: 'default' },
+      { logId: rows[1]!.id, status: 200, model: 'svcai-fast', tokens: 345, costUsd: 0.000517, durationMs: 25, storeId: 'default' },
     ]);
 
     const { response, data } = await client.GET('/api/v1/dev/usage');

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { OutcomeWriter } from '../../src/db/outcome-writer.js';
 import type { LoggedOutcome } from '../../src/db/request-log.js';
 
-const outcome = (logId: string, status = 200): LoggedOutcome => ({ logId, status, model: null, tokens: 0, costUsd: 0 });
+const outcome = (logId: string, status = 200): LoggedOutcome => ({ logId, status, model: null, tokens: 0, costUsd: 0, durationMs: null, storeId: null });
 
 /** A batch writer whose writes finish when the test says so. */
 function controlledWriter() {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey } from '../../db/entities.js';
-import { accountUsage, type AccountUsageRow } from '../../db/request-log.js';
+import { accountLatency, accountStoreUsage, accountUsage, type AccountUsageRow } from '../../db/request-log.js';
 import type { Analytics } from '../../generated/contract-values.js';
 import { currentSubscription } from '../accounts/subscriptions.js';
 import { ForbiddenError, InvalidRequestError } from '../errors.js';
@@ -36,6 +36,8 @@ export interface AnalyticsReport {
   perKey?: ({ keyId: string; name: string; displayPrefix: string } & Totals)[];
   perModel?: ({ model: string } & Totals)[];
   errors?: { requests: number; clientErrors: number; serverErrors: number; rate: number };
+  latencyMs?: { p50: number | null; p95: number | null };
+  perStore?: ({ storeId: string } & Totals)[];
 }
 
 const LEVELS: Analytics[] = ['basic', 'standard', 'advanced', 'custom'];
@@ -62,9 +64,16 @@ export async function accountAnalytics(em: EntityManager, accountId: string, ran
     const allowed = history === 0 ? 'the current billing period' : `the last ${history} days`;
     throw new ForbiddenError(`Analytics on the ${plan} plan (${level}) cover ${allowed}; any date range needs the Enterprise plan.`);
   }
-  const rows = await accountUsage(em, accountId, from, startOfNextUtcDay(last));
+  const end = startOfNextUtcDay(last);
+  const rows = await accountUsage(em, accountId, from, end);
   const keys = await em.find(ApiKey, { account: accountId }, { orderBy: { createdAt: 'asc' } });
-  return shape(level, subscription?.plan.name ?? null, subscription?.plan.monthlyQuota ?? 0, utcDate(from), utcDate(last), rows, keys, now);
+  const report = shape(level, subscription?.plan.name ?? null, subscription?.plan.monthlyQuota ?? 0, utcDate(from), utcDate(last), rows, keys, now);
+  if (atLeast(level, 'advanced')) {
+    const latency = await accountLatency(em, accountId, from, end);
+    report.latencyMs = { p50: latency.p50 === null ? null : Math.round(latency.p50 * 10) / 10, p95: latency.p95 === null ? null : Math.round(latency.p95 * 10) / 10 };
+  }
+  if (atLeast(level, 'custom')) report.perStore = (await accountStoreUsage(em, accountId, from, end)).map(rounded);
+  return report;
 }
 
 function add(t: Totals, r: AccountUsageRow): void {
