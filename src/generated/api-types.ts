@@ -503,7 +503,7 @@ export interface paths {
         put?: never;
         /**
          * PayHere payment notification
-         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold is refused (`400`) and logged; a repeat of one already received (same payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
+         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold (or that names another merchant) is refused (`403`) and logged; a body that is not a notification is `400`; a repeat of one already received (same payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
          */
         post: operations["payhereNotify"];
         delete?: never;
@@ -2586,14 +2586,17 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description The notification was stored and refused: its signature does not hold, or it names another merchant. */
+        /**
+         * @description The notification was stored and refused (`forbidden`): its signature does not hold, or it names
+         *     another merchant. Nothing changes for the order it names.
+         */
         NotificationRejected: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["BadRequestBody"];
+                "application/json": components["schemas"]["Error"];
             };
         };
     };
@@ -3255,7 +3258,8 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["NotificationAccepted"];
-            400: components["responses"]["NotificationRejected"];
+            400: components["responses"]["DashboardBadRequest"];
+            403: components["responses"]["NotificationRejected"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];

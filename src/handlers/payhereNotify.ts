@@ -1,5 +1,5 @@
 import { receiveNotification } from '../domain/billing/notifications.js';
-import { DependencyUnavailableError, InvalidRequestError } from '../domain/errors.js';
+import { DependencyUnavailableError, ForbiddenError } from '../domain/errors.js';
 import type { KeylessHandler } from './types.js';
 
 export const payhereNotify: KeylessHandler<'payhereNotify'> = async ({ body, rawBody, em, services, now, log, clientAddress }) => {
@@ -8,7 +8,7 @@ export const payhereNotify: KeylessHandler<'payhereNotify'> = async ({ body, raw
   if (receipt.outcome === 'rejected') {
     // a forged or misdirected notification: stored, and shown to the operator
     log.warn({ reason: receipt.reason, orderId: body.order_id, from: clientAddress }, 'payment notification refused');
-    throw new InvalidRequestError(`Notification refused: ${receipt.reason}.`);
+    throw new ForbiddenError(`Notification refused: ${receipt.reason}.`);
   }
   return { status: 200, body: { detail: receipt.outcome === 'queued' ? 'Notification received.' : 'Notification already received.' } };
 };

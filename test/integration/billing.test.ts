@@ -185,7 +185,7 @@ describe('paid plans through the PayHere sandbox', () => {
       md5sig: 'F'.repeat(32),
     });
     const res = await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: forged.toString() });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(403);
     const [row] = await server.orm.em.fork().execute<{ verified: boolean; outcome: string; body: string }[]>('select verified, outcome, body from payment_notification where order_id = ?', [order.order_id]);
     expect(row).toMatchObject({ verified: false, outcome: 'rejected: bad signature', body: forged.toString() });
     expect(server.logs.some((line) => line.includes('payment notification refused') && line.includes(order.order_id))).toBe(true);

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, DashboardUser } from '../../db/entities.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { ConflictError, ServiceError } from '../errors.js';
+import { ConflictError, DependencyUnavailableError, ServiceError } from '../errors.js';
 import type { Mailer } from '../ports/mailer.js';
 import { beginAttempt, attemptSucceeded } from './attempts.js';
 import { issueEmailToken, redeemEmailToken } from './email-tokens.js';
@@ -28,6 +28,8 @@ export interface NewSession {
 }
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
+/** An email address as a throttle's client: a fixed-length digest, so the table holds no addresses. */
+const emailScope = (kind: string, email: string) => `${kind}:${createHash('sha256').update(email).digest('hex')}`;
 
 export async function signUp(ctx: SignInContext, input: { organisation: string; email: string; password: string }): Promise<NewSession> {
   const email = normalEmail(input.email);
@@ -49,7 +51,13 @@ export async function signUp(ctx: SignInContext, input: { organisation: string; 
     throw error;
   });
   const session = await startSession(ctx.em, user, ctx.settings, ctx.now);
-  await sendVerification(ctx, user);
+  try {
+    await sendVerification(ctx, user);
+  } catch (error) {
+    // the account exists: a mail server that is down must not make the sign-up look failed (a
+    // retry would meet 409); the overview page mails the link again
+    if (!(error instanceof DependencyUnavailableError)) throw error;
+  }
   return { user, ...session };
 }
 
@@ -68,7 +76,7 @@ export async function logIn(ctx: SignInContext, input: { email: string; password
     ctx.em,
     [
       { client: `address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
-      { client: `email:${email}`, limit: ctx.settings.failuresPerEmail },
+      { client: emailScope('email', email), limit: ctx.settings.failuresPerEmail },
     ],
     ctx.now,
   );
@@ -97,7 +105,7 @@ export async function requestPasswordReset(ctx: SignInContext, input: { email: s
     ctx.em,
     [
       { client: `reset-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
-      { client: `reset-email:${email}`, limit: ctx.settings.failuresPerEmail },
+      { client: emailScope('reset-email', email), limit: ctx.settings.failuresPerEmail },
     ],
     ctx.now,
   );
