@@ -1,4 +1,4 @@
-// Operator CLI for accounts, subscriptions and API keys (until the dashboard exists).
+// Operator CLI for accounts, subscriptions and API keys (customers use the dashboard).
 //   npm run keys -- account create --name "Royal College" [--email it@example.lk]
 //   npm run keys -- account list
 //   npm run keys -- subscription set --account <id> --plan free|starter|pro|enterprise
