@@ -22,7 +22,10 @@ export class PgBossQueue implements JobQueue {
     this.started ??= this.boss.start();
     let created = this.queues.get(queue);
     if (!created) {
-      created = this.started.then(() => this.boss.createQueue(queue, { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 300, notify: true }));
+      // a job whose process died is taken up again once its heartbeats stop, not after pg-boss's 15 minutes
+      created = this.started.then(() =>
+        this.boss.createQueue(queue, { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 300, notify: true, expireInSeconds: 120, heartbeatSeconds: 10 }),
+      );
       // a failed start is tried again by the next caller
       created.catch(() => {
         this.queues.delete(queue);

@@ -18,12 +18,18 @@ export interface ServerProcess {
 }
 
 
-/** Starts `node dist/src/main.js` on a free port and waits until it answers HTTP; stopped after the test file at the latest. */
+/**
+ * Starts `node dist/src/main.js` on a free port and waits until it answers HTTP; stopped after the
+ * test file at the latest. Without a PayHere merchant unless `env` gives one: a process that a test
+ * kills must not be holding other tests' payment notifications from the shared job queue.
+ */
+const NO_PAYMENTS = { PAYHERE_MERCHANT_ID: '', PAYHERE_MERCHANT_SECRET: '', PAYHERE_APP_ID: '', PAYHERE_APP_SECRET: '' };
+
 export async function startServerProcess(env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const port = await freePort();
   const docsPort = await freePort();
   const server = startProcess(process.execPath, ['dist/src/main.js'], {
-    env: { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '', ...env },
+    env: { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '', ...NO_PAYMENTS, ...env },
   });
   const url = `http://127.0.0.1:${port}`;
   try {
