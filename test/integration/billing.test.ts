@@ -189,6 +189,9 @@ describe('paid plans through the PayHere sandbox', () => {
     const [row] = await server.orm.em.fork().execute<{ verified: boolean; outcome: string; body: string }[]>('select verified, outcome, body from payment_notification where order_id = ?', [order.order_id]);
     expect(row).toMatchObject({ verified: false, outcome: 'rejected: bad signature', body: forged.toString() });
     expect(server.logs.some((line) => line.includes('payment notification refused') && line.includes(order.order_id))).toBe(true);
+    // a forged notification may carry anything, a NUL byte too: refused and stored all the same
+    const odd = await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'md5sig=x&payhere_currency=LKR&payhere_amount=1&status_code=2&merchant_id=1&payment_id=1&order_id=%C3%9A%00' });
+    expect(odd.status).toBe(403);
     expect(await subscriptionOf(browser)).toBeNull();
     expect(await orderState(browser, order.order_id, () => true)).toBe('pending');
   });

@@ -14,7 +14,8 @@ export type Receipt = { outcome: 'queued' | 'duplicate' } | { outcome: 'rejected
  */
 export async function receiveNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, body: string, fields: Record<string, string>, now: Date): Promise<Receipt> {
   const read = gateway.readNotification(fields);
-  const orderId = fields.order_id?.slice(0, 255) || null;
+  // kept for lookups only when it looks like an order id: a forged one may carry anything (a NUL byte included)
+  const orderId = /^[\x21-\x7e]{1,64}$/.test(fields.order_id ?? '') ? fields.order_id! : null;
   if (!read.verified) {
     em.create(PaymentNotification, { receivedAt: now, body, verified: false, orderId, outcome: `rejected: ${read.reason}`, processedAt: now });
     await em.flush();
