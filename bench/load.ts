@@ -42,21 +42,7 @@ export async function httpLoad(load: HttpLoad): Promise<Measure> {
       },
     ],
   });
-  const failures = result.non2xx + result.errors + result.timeouts;
-  const firstFailure = failures
-    ? `${result.non2xx} non-2xx answers (${Object.entries(result.statusCodeStats ?? {})
-        .map(([code, stat]) => `${code}: ${stat.count}`)
-        .join(', ')}), ${result.errors} errors, ${result.timeouts} timeouts`
-    : undefined;
-  return {
-    requests: result.requests.total,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p90: result.latency.p90,
-    p99: result.latency.p99,
-    failures,
-    firstFailure,
-  };
+  return measured(result);
 }
 
 /**
@@ -115,6 +101,25 @@ export async function callLoad(connections: number, seconds: number, call: (i: n
     p50: percentile(latencies, 0.5),
     p90: percentile(latencies, 0.9),
     p99: percentile(latencies, 0.99),
+    failures,
+    firstFailure,
+  };
+}
+
+/** One load run's figures, and its failures said in a line (non-2xx answers by status, errors, timeouts). */
+export function measured(result: autocannon.Result): Measure {
+  const failures = result.non2xx + result.errors + result.timeouts;
+  const firstFailure = failures
+    ? `${result.non2xx} non-2xx answers (${Object.entries(result.statusCodeStats ?? {})
+        .map(([code, stat]) => `${code}: ${stat.count}`)
+        .join(', ')}), ${result.errors} errors, ${result.timeouts} timeouts`
+    : undefined;
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
     failures,
     firstFailure,
   };

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import type { Measure } from './load.js';
+import { measured, type Measure } from './load.js';
 import { rssBytes } from './processes.js';
 
 // The soak (npm run bench -- --soak): mixed load on one service process for a long time, its
@@ -72,18 +72,9 @@ export async function soak(load: SoakLoad): Promise<SoakResult> {
     clearInterval(timer);
   }
   sample();
-  const failures = result.non2xx + result.errors + result.timeouts;
   const warm = samples.filter(([minute]) => minute * 60_000 >= WARM_UP_MS);
   return {
-    measure: {
-      requests: result.requests.total,
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
-      failures,
-      firstFailure: failures ? `${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts` : undefined,
-    },
+    measure: measured(result),
     samples,
     peakMb: Math.max(...samples.map(([, mb]) => mb)),
     slopeMbPerMinute: slope(warm),
