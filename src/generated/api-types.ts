@@ -140,10 +140,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /** @description The endpoint's id, from `listWebhookEndpoints`. */
-                endpoint_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         /**
@@ -173,10 +170,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /** @description The endpoint's id, from `listWebhookEndpoints`. */
-                endpoint_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         get?: never;
@@ -199,10 +193,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /** @description The endpoint's id, from `listWebhookEndpoints`. */
-                endpoint_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         get?: never;
@@ -224,10 +215,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /** @description The endpoint's id, from `listWebhookEndpoints`. */
-                endpoint_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         /**
@@ -249,12 +237,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /** @description The endpoint's id, from `listWebhookEndpoints`. */
-                endpoint_id: string;
-                /** @description The delivery's id, from `listWebhookDeliveries`. */
-                delivery_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         get?: never;

@@ -95,3 +95,7 @@ export type MetadataKey = (typeof METADATA_KEYS)[number];
 /** operationIds of the operations without ApiKeyAuth */
 export const KEYLESS_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "cancelSubscription", "listApiKeys", "createApiKey", "revokeApiKey", "rollApiKey", "getAuditLog", "getAnalytics", "exportAnalytics", "startCheckout", "getCheckout", "listInvoices", "payhereNotify"] as const;
 export type KeylessOperation = (typeof KEYLESS_OPERATIONS)[number];
+
+/** operationIds of the webhooks section (requests the service sends) */
+export const WEBHOOK_OPERATIONS = ["onUsageThresholdReached", "onUsageRateLimited", "onSubscriptionActivated", "onSubscriptionUpdated", "onSubscriptionCancelled", "onSubscriptionExpired", "onApiKeyCreated", "onApiKeyRevoked", "onKnowledgeBaseDocumentReady", "onKnowledgeBaseDocumentFailed", "onWebhookTest"] as const;
+export type WebhookOperation = (typeof WEBHOOK_OPERATIONS)[number];

@@ -5,7 +5,7 @@ import type { Context, Middleware } from 'koa';
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { Account, ApiKey, CheckoutOrder, Invoice } from '../db/entities.js';
-import { listAudit, recordAudit } from '../domain/audit/audit-log.js';
+import { listAudit } from '../domain/audit/audit-log.js';
 import { startCheckout } from '../domain/billing/checkout.js';
 import { cancelSubscription, changeSubscription } from '../domain/billing/subscriptions.js';
 import { DependencyUnavailableError, InvalidRequestError, NotFoundError, ServiceError } from '../domain/errors.js';
@@ -235,9 +235,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
           readOnly: f.read_only === 'true',
           allowedIps,
           expiresAt: f.expires_on ? expiryDate(f.expires_on) : null,
-        }, page.now);
-        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, page.now);
-        await em.flush();
+        }, page.now, page.session!.user.id);
         render(page, 'key-created', 'Your new API key', { key: created.key }, 201);
       }),
     },
@@ -253,9 +251,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f-]{36})\/revoke$/, signedIn: true,
       run: async (page, match) => {
         const em = page.ctx.state.em;
-        const key = await revokeKey(em, match[1]!, page.now, page.session!.accountId);
-        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.revoked', subject: key.displayPrefix }, page.now);
-        await em.flush();
+        await revokeKey(em, match[1]!, page.now, page.session!.accountId, page.session!.user.id);
         redirect(page, '/dashboard/keys?done=key-revoked');
       },
     },
@@ -264,9 +260,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       run: orShow(keysPage)(async (page, match) => {
         const em = page.ctx.state.em;
         const graceMinutes = Math.min(10_080, Math.max(0, Math.floor(Number(page.form.grace_minutes) || 0)));
-        const rolled = await rollKey(em, services.signIn.keyHashSecret, match[1]!, page.session!.accountId, graceMinutes * 60_000, page.now);
-        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.rolled', subject: rolled.old.displayPrefix, detail: { new_key: rolled.record.displayPrefix, grace_minutes: graceMinutes } }, page.now);
-        await em.flush();
+        const rolled = await rollKey(em, services.signIn.keyHashSecret, match[1]!, page.session!.accountId, graceMinutes * 60_000, page.now, page.session!.user.id);
         render(page, 'key-created', 'Your new API key', { key: rolled.key, rolledFrom: keyView(rolled.old, page.now) }, 201);
       }),
     },
