@@ -33,14 +33,17 @@ export interface DeliveryDeps {
 }
 
 const FAN_OUT = `with picked as (
-    select id, account_id, type from webhook_event where dispatched_at is null order by created_at limit 200 for update skip locked),
+    select id, account_id, type, created_at from webhook_event where dispatched_at is null order by created_at limit 200 for update skip locked),
   made as (
     insert into webhook_delivery (id, endpoint_id, event_id, state, attempt_count, next_attempt_at, created_at)
       select gen_random_uuid(), e.id, p.id, 'pending', 0, ?, ? from picked p
-        join webhook_endpoint e on e.account_id = p.account_id and e.enabled and p.type = any(e.event_types))
+        join webhook_endpoint e on e.account_id = p.account_id and e.enabled and p.type = any(e.event_types) and e.created_at <= p.created_at)
   update webhook_event w set dispatched_at = ? from picked p where w.id = p.id`;
 
-/** Turns undispatched events into deliveries, in one statement (so in one transaction); returns how many events. */
+/**
+ * Turns undispatched events into deliveries, in one statement (so in one transaction); returns
+ * how many events. An endpoint gets the events of its types that happened once it existed.
+ */
 export async function dispatchEvents(em: EntityManager, now: Date): Promise<number> {
   const result = await em.getConnection().execute<{ affectedRows: number }>(FAN_OUT, [now, now, now], 'run');
   return result.affectedRows;

@@ -40,7 +40,7 @@ export async function sendAttempt(rawUrl: string, network: WebhookNetwork, heade
     return { ok, status, responseTimeMs: elapsed(), responseBody, error };
   } catch (error) {
     const reason = deadline.aborted
-      ? `no answer within ${timeoutMs / 1000} seconds`
+      ? `no answer within ${timeoutMs} ms`
       : error instanceof UnsafeUrlError
         ? 'the URL no longer leads to public addresses only'
         : describe(error);
