@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
-import { deliverDue, dispatchEvents } from '../domain/webhooks/dispatch.js';
+import { deliverDue, dispatchEvents, pruneEvents } from '../domain/webhooks/dispatch.js';
 import type { Services } from '../services.js';
 
 /**
@@ -14,6 +14,7 @@ export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private prunedAt = 0;
 
   constructor(
     private readonly orm: Orm,
@@ -41,7 +42,13 @@ export class WebhookWorker {
     const { network, delivery } = this.services.webhooks;
     try {
       const em = this.orm.em.fork();
-      await dispatchEvents(em, this.clock.now());
+      const now = this.clock.now();
+      // the delivery log keeps 30 days; old rows go about once an hour
+      if (now.getTime() - this.prunedAt >= 3_600_000) {
+        await pruneEvents(em, now);
+        this.prunedAt = now.getTime();
+      }
+      await dispatchEvents(em, now);
       // a full batch means more may be due: go on at once
       while (!this.stopped && (await deliverDue(em.fork(), { network, mailer: this.services.mailer, settings: delivery, now: () => this.clock.now(), log: this.log })) === delivery.batch);
     } catch (error) {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
+import { pruneEvents } from '../../src/domain/webhooks/dispatch.js';
 import { WebhookWorker } from '../../src/jobs/webhook-worker.js';
 import { newKey, newPlan } from './support/accounts.js';
 import { onCleanup } from './support/cleanup.js';
@@ -395,5 +396,21 @@ describe('events', () => {
       period_start: new Date().toISOString().slice(0, 8) + '01',
     })));
     expect(events.filter((e) => e.type === 'usage.rate_limited').map((e) => e.data)).toEqual([{ api_key_id: user.keyId, code: 'quota_exceeded', limit: 'month' }]);
+  });
+});
+
+describe('retention', () => {
+  test('events older than 30 days leave with their deliveries and attempts; newer ones stay', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const path = receiverPath();
+    const { endpoint } = await createEndpoint(key, path);
+    const recent = await sendTest(key, endpoint.id);
+    await settled(key, endpoint.id, (list) => list[0]?.state === 'succeeded');
+    // the same event as if made 31 days ago, delivered then
+    const em = server.orm.em.fork();
+    await em.getConnection().execute("update webhook_event set created_at = now() - interval '31 days' where id = ?", [recent.event_id]);
+    const kept = await sendTest(key, endpoint.id);
+    expect(await pruneEvents(em, new Date())).toBeGreaterThanOrEqual(1);
+    expect((await deliveries(key, endpoint.id)).data.map((d) => d.id)).toEqual([kept.id]);
   });
 });

@@ -49,6 +49,15 @@ export async function dispatchEvents(em: EntityManager, now: Date): Promise<numb
   return result.affectedRows;
 }
 
+/** How long events, their deliveries and attempts are kept (the contract's delivery log). */
+export const RETENTION_MS = 30 * 86_400_000;
+
+/** Deletes events older than RETENTION_MS with their deliveries and attempts (on delete cascade); returns how many events. */
+export async function pruneEvents(em: EntityManager, now: Date): Promise<number> {
+  const result = await em.getConnection().execute<{ affectedRows: number }>('delete from webhook_event where created_at < ?', [new Date(now.getTime() - RETENTION_MS)], 'run');
+  return result.affectedRows;
+}
+
 const CLAIM = `update webhook_delivery set next_attempt_at = ? where id in (
     select id from webhook_delivery where state = 'pending' and next_attempt_at <= ? order by next_attempt_at limit ? for update skip locked)
   returning id`;
