@@ -38,6 +38,7 @@ import type { ApiOperationId, KeylessHandler, Handler, OperationId } from './typ
 export type { ApiOperationId, KeylessHandler, Handler, OperationId };
 // the dashboard's pages show the same records as its JSON operations
 export { analyticsView, keyView, sessionView } from './dashboard-views.js';
+export { deliveryView, endpointView } from './webhook-views.js';
 
 /** Every API-key operationId bound to its module: a missing or misspelt entry fails to compile. */
 export const handlers: { [K in ApiOperationId]: Handler<K> } = {
