@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
 import { pruneEvents } from '../../src/domain/webhooks/dispatch.js';
+import { recordEvent } from '../../src/domain/webhooks/events.js';
 import { WebhookWorker } from '../../src/jobs/webhook-worker.js';
 import { newKey, newPlan } from './support/accounts.js';
 import { onCleanup } from './support/cleanup.js';
@@ -396,6 +397,24 @@ describe('events', () => {
       period_start: new Date().toISOString().slice(0, 8) + '01',
     })));
     expect(events.filter((e) => e.type === 'usage.rate_limited').map((e) => e.data)).toEqual([{ api_key_id: user.keyId, code: 'quota_exceeded', limit: 'month' }]);
+  });
+});
+
+describe('the outbox', () => {
+  test('an event is written with the change that records it, and not at all when that change rolls back', async () => {
+    const { accountId } = await newKey(server.orm, { plan: 'pro' });
+    const count = async (marker: string) =>
+      (await server.orm.em.fork().getConnection().execute<{ n: number }[]>("select count(*)::int as n from webhook_event where account_id = ? and data->>'marker' = ?", [accountId, marker]))[0]!.n;
+    await expect(server.orm.em.fork().transactional(async (tx) => {
+      recordEvent(tx, accountId, 'api_key.created', { marker: 'rolled back' }, new Date());
+      await tx.flush();
+      throw new Error('the change failed');
+    })).rejects.toThrow('the change failed');
+    await server.orm.em.fork().transactional((tx) => {
+      recordEvent(tx, accountId, 'api_key.created', { marker: 'committed' }, new Date());
+      return Promise.resolve();
+    });
+    expect([await count('rolled back'), await count('committed')]).toEqual([0, 1]);
   });
 });
 

@@ -219,11 +219,16 @@ function isOurs(error: unknown): error is UnsafeUrlError | AttachmentFetchError 
 function explain(error: unknown, rawUrl: string): Error {
   if (error instanceof UnsafeUrlError) return new UnsafeUrlError(rawUrl);
   if (isOurs(error)) return error;
+  return failure(rawUrl, connectionFailureReason(error));
+}
+
+/** A short, address-free reason for a failure below HTTP (also said of webhook attempts). */
+export function connectionFailureReason(error: unknown): string {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   const known = REASONS.get(code);
-  if (known !== undefined) return failure(rawUrl, known);
-  if (code.includes('CERT')) return failure(rawUrl, "the server's TLS certificate could not be verified");
-  if (/^ERR_(TLS|SSL)_/.test(code)) return failure(rawUrl, 'the secure connection could not be established');
-  if (code.startsWith('HPE_')) return failure(rawUrl, 'the server sent a malformed response');
-  return failure(rawUrl, 'the connection failed');
+  if (known !== undefined) return known;
+  if (code.includes('CERT')) return "the server's TLS certificate could not be verified";
+  if (/^ERR_(TLS|SSL)_/.test(code)) return 'the secure connection could not be established';
+  if (code.startsWith('HPE_')) return 'the server sent a malformed response';
+  return 'the connection failed';
 }

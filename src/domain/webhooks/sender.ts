@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { UnsafeUrlError } from '../attachments/address-policy.js';
-import { pinnedRequest } from '../attachments/safe-fetch.js';
+import { connectionFailureReason, pinnedRequest } from '../attachments/safe-fetch.js';
 import { checkedAddress, type WebhookNetwork } from './url-policy.js';
 
 // One delivery attempt: a POST to the endpoint's URL, checked again by the address policy and
@@ -43,7 +43,7 @@ export async function sendAttempt(rawUrl: string, network: WebhookNetwork, heade
       ? `no answer within ${timeoutMs} ms`
       : error instanceof UnsafeUrlError
         ? 'the URL no longer leads to public addresses only'
-        : describe(error);
+        : connectionFailureReason(error);
     return { ok: false, status: null, responseTimeMs: elapsed(), responseBody: '', error: reason };
   } finally {
     response?.destroy();
@@ -60,14 +60,4 @@ async function readStart(response: IncomingMessage): Promise<string> {
     if (size >= RESPONSE_BODY_BYTES) break;
   }
   return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8');
-}
-
-function describe(error: unknown): string {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name could not be resolved';
-  if (code === 'ECONNREFUSED') return 'the connection was refused';
-  if (code === 'ECONNRESET') return 'the connection was reset';
-  if (code.includes('CERT')) return "the endpoint's TLS certificate could not be verified";
-  if (/^ERR_(TLS|SSL)_/.test(code)) return 'the secure connection could not be established';
-  return 'the connection failed';
 }
