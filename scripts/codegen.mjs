@@ -127,6 +127,9 @@ function contractValues(bundle) {
   const usesKey = (op) => (op.security ?? bundle.security ?? []).some((requirement) => 'ApiKeyAuth' in requirement);
   const keyless = Object.values(bundle.paths).flatMap((item) => Object.values(item)).filter((op) => !usesKey(op)).map((op) => op.operationId);
   found.set('KEYLESS_OPERATIONS', { type: 'KeylessOperation', values: keyless, pointers: ['operationIds of the operations without ApiKeyAuth'] });
+  // the requests the service sends (webhook events), which no handler serves
+  const sent = Object.values(bundle.webhooks ?? {}).flatMap((item) => Object.values(item)).map((op) => op.operationId);
+  found.set('WEBHOOK_OPERATIONS', { type: 'WebhookOperation', values: sent, pointers: ['operationIds of the webhooks section (requests the service sends)'] });
 
   const blocks = [...found].map(([name, { type, values, pointers }]) =>
     `/** ${pointers.join(', ')} */\n` +

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { PayHereSettings } from './billing/payhere.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
+import type { DeliverySettings } from './domain/webhooks/dispatch.js';
+import { loopbackTestNetwork, publicNetwork, type WebhookNetwork } from './domain/webhooks/url-policy.js';
 import { MODELS } from './generated/contract-values.js';
 
 // Every setting comes from the environment and is checked once at start, so a typo fails fast
@@ -110,6 +113,34 @@ const schema = z.object({
   PAYHERE_APP_SECRET: z.string().min(1).optional(),
   /** Length of a paid plan's trial (once per account); it ends in expired unless paid. */
   TRIAL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
+  /**
+   * Webhook delivery (src/domain/webhooks/dispatch.ts): the waits after each failed attempt, in
+   * milliseconds (7 retries over about 42 hours by default), the timeout of one attempt, how
+   * long an endpoint may go without a success before a delivery out of attempts disables it,
+   * and how often each process looks for events and due deliveries.
+   */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('5000,300000,1800000,7200000,18000000,36000000,86400000')
+    .transform((text, ctx) => {
+      const waits = text.split(',').map((part) => Number(part.trim()));
+      if (text.trim() === '' || waits.some((ms) => !Number.isInteger(ms) || ms < 0 || ms > 7 * 86_400_000)) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated whole milliseconds (0 to 7 days), such as 5000,300000' });
+        return z.NEVER;
+      }
+      return waits;
+    }),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(0).max(30 * 86_400_000).default(86_400_000),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** PEM file of extra certificate authorities trusted for webhook endpoints, besides Node's defaults. */
+  WEBHOOK_CA_FILE: z.string().min(1).optional(),
+  /**
+   * TEST ONLY, never set in production: host names ending in this suffix (such as `.test`) resolve
+   * to 127.0.0.1 and may receive webhooks there, so tests can run receivers on loopback. Unset,
+   * every endpoint must have public addresses only.
+   */
+  WEBHOOKS_TEST_LOOPBACK_SUFFIX: z.string().regex(/^\.[a-z0-9.-]+$/, 'must be a host-name suffix such as .test').optional(),
   /** USD per million tokens for each public model: {"svcai-fast": {"input": 0.15, "output": 0.6}, ...} */
   MODEL_PRICES_USD: z
     .string()
@@ -182,6 +213,17 @@ export function payHereSettings(config: Config): PayHereSettings | null {
     throw new ConfigError('Invalid configuration:\n  PAYHERE_MERCHANT_ID, PAYHERE_MERCHANT_SECRET, PAYHERE_APP_ID and PAYHERE_APP_SECRET: give all four, or none');
   }
   return { merchantId, merchantSecret, appId, appSecret, checkoutUrl: config.PAYHERE_CHECKOUT_URL, apiUrl: config.PAYHERE_API_URL.replace(/\/+$/, '') };
+}
+
+/** How webhooks are delivered and which endpoints they may reach (the test-only loopback suffix when set). */
+export function webhookSettings(config: Config): { network: WebhookNetwork; delivery: DeliverySettings; pollMs: number } {
+  const ca = config.WEBHOOK_CA_FILE ? readFileSync(config.WEBHOOK_CA_FILE, 'utf8') : undefined;
+  const network = config.WEBHOOKS_TEST_LOOPBACK_SUFFIX ? loopbackTestNetwork(config.WEBHOOKS_TEST_LOOPBACK_SUFFIX, ca) : { ...publicNetwork, ca };
+  return {
+    network,
+    delivery: { retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS, batch: 10 },
+    pollMs: config.WEBHOOK_POLL_MS,
+  };
 }
 
 /** How the dashboard signs people in (its origin is the API's). */

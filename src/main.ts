@@ -10,6 +10,7 @@ import { InFlightRequests } from './http/in-flight.js';
 import { createLogger } from './http/logger.js';
 import { createHttpServer, listen } from './http/server.js';
 import { startBillingWorker } from './jobs/billing-worker.js';
+import { WebhookWorker } from './jobs/webhook-worker.js';
 import { createServices } from './services.js';
 
 async function main(): Promise<void> {
@@ -51,6 +52,9 @@ async function main(): Promise<void> {
   );
   // payment notifications are processed by this process too (any number of processes may share the queue)
   if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, systemClock, log);
+  // webhook events are delivered by every process (they share the outbox; see src/jobs/webhook-worker.ts)
+  const webhooks = new WebhookWorker(orm, services, systemClock, log);
+  webhooks.start();
   const server = await listen(createHttpServer(app, log), config.PORT, config.HOST);
   const docsServer = await listen(createHttpServer(docsApp, log), docs.port, docs.host);
   log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT, docs: docs.docsBaseUrl }, 'listening');
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
       // the outcomes of the last requests are written (and the job queue stopped) before the pool closes
       void inFlight
         .idle()
-        .then(() => services.jobs.stop())
+        .then(() => Promise.all([services.jobs.stop(), webhooks.stop()]))
         .then(() => Promise.all([orm.close(), services.index.close(), services.work.close()]))
         .then(() => process.exit(0));
     });

@@ -1,4 +1,4 @@
-import { payHereSettings, signInSettings, type Config } from './config.js';
+import { payHereSettings, signInSettings, webhookSettings, type Config } from './config.js';
 import type { AnsweringServices } from './domain/answering/answer-question.js';
 import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
@@ -26,6 +26,8 @@ export interface Services extends AnsweringServices {
   payments: PaymentGateway | null;
   trialDays: number;
   jobs: PgBossQueue;
+  /** Which webhook endpoints may be reached, and the delivery schedule (production: public addresses only). */
+  webhooks: ReturnType<typeof webhookSettings>;
 }
 
 /** `log` hears when the embeddings endpoint fails and returns (the service's logger; commands report on their own). */
@@ -61,5 +63,6 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
     payments: payments ? new PayHereGateway(payments) : null,
     jobs: new PgBossQueue(config.DATABASE_URL),
     trialDays: config.TRIAL_DAYS,
+    webhooks: webhookSettings(config),
   };
 }

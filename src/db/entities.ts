@@ -325,4 +325,91 @@ export const Invoice = defineEntity({
 });
 export type Invoice = InferEntity<typeof Invoice>;
 
-export const entities = [Plan, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice];
+export const WEBHOOK_DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryState = (typeof WEBHOOK_DELIVERY_STATES)[number];
+
+/**
+ * A customer's URL that receives the events of the types it names, signed with `secret` (and for
+ * a grace period after a rotation also with `previousSecret`). The secrets are kept as given
+ * (`whsec_...`): signing needs them, a hash would not do.
+ */
+export const WebhookEndpoint = defineEntity({
+  name: 'WebhookEndpoint',
+  tableName: 'webhook_endpoint',
+  properties: {
+    id: p.uuid().primary(),
+    account: p.manyToOne(Account).index().deleteRule('cascade'),
+    url: p.text(),
+    description: p.string(),
+    eventTypes: p.array(),
+    enabled: p.boolean(),
+    /** gone (410), failing (days without success), manual */
+    disabledReason: p.string().nullable(),
+    secret: p.string(),
+    previousSecret: p.string().nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
+    secretRotatedAt: p.datetime().nullable(),
+    /** the first failed attempt since the last success; null while deliveries succeed */
+    failingSince: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
+
+/**
+ * The outbox: one row per event, written in the transaction of the change it reports. The relay
+ * (src/jobs/webhook-worker.ts) turns each into deliveries to the endpoints that want it and sets
+ * `dispatchedAt`. `dedupeKey` makes "once per period" events unique across processes.
+ */
+export const WebhookEvent = defineEntity({
+  name: 'WebhookEvent',
+  tableName: 'webhook_event',
+  properties: {
+    id: p.string().primary(),
+    account: p.manyToOne(Account).index().deleteRule('cascade'),
+    /** set for an event meant for one endpoint only (webhook.test) */
+    endpoint: p.manyToOne(WebhookEndpoint).nullable().deleteRule('cascade'),
+    type: p.string(),
+    data: p.json<Record<string, unknown>>(),
+    dedupeKey: p.string().nullable().unique(),
+    createdAt: p.datetime(3),
+    dispatchedAt: p.datetime(3).nullable().index(),
+  },
+});
+export type WebhookEvent = InferEntity<typeof WebhookEvent>;
+
+/** One event on its way to one endpoint; `nextAttemptAt` is when a worker may take it (again). */
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_delivery',
+  indexes: [{ properties: ['endpoint', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    endpoint: p.manyToOne(WebhookEndpoint).deleteRule('cascade'),
+    event: p.manyToOne(WebhookEvent).index().deleteRule('cascade'),
+    state: p.enum(WEBHOOK_DELIVERY_STATES).nativeEnumName('webhook_delivery_state'),
+    attemptCount: p.integer().default(0),
+    nextAttemptAt: p.datetime(3).nullable().index(),
+    createdAt: p.datetime(3),
+  },
+});
+export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
+
+/** One HTTP attempt of a delivery, for the delivery log. */
+export const WebhookAttempt = defineEntity({
+  name: 'WebhookAttempt',
+  tableName: 'webhook_attempt',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    delivery: p.manyToOne(WebhookDelivery).index().deleteRule('cascade'),
+    attemptedAt: p.datetime(3),
+    status: p.integer().nullable(),
+    responseTimeMs: p.integer(),
+    responseBody: p.text(),
+    error: p.text().nullable(),
+  },
+});
+export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;
+
+export const entities = [Plan, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice, WebhookEndpoint, WebhookEvent, WebhookDelivery, WebhookAttempt];

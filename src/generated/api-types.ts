@@ -108,6 +108,153 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dev/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The account's webhook endpoints, oldest first (at most 20), without their secrets. Any key
+         *     of the account sees all of them. Read-only keys may call it.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Adds an endpoint that receives the chosen event types. The URL must be HTTPS to a host
+         *     whose every address is public; it is checked now (the host is resolved) and again at every
+         *     delivery. The answer shows the signing secret, **once**. An account has at most 20
+         *     endpoints.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/webhooks/endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One endpoint of the account, without its secret. Read-only keys may call it.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery log; nothing more is sent to it.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes the URL (checked as at creation), the event types, the description, or enables or
+         *     disables the endpoint. Enabling it again clears `disabled_reason`; deliveries that failed
+         *     while it was disabled are not retried (redeliver them with `redeliverWebhook`).
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/dev/webhooks/endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Makes a new secret and shows it once. For the next 24 hours every event carries two
+         *     signatures in `webhook-signature` (space-separated, one per secret), so a receiver that
+         *     still knows only the previous secret keeps verifying; after that only the new secret signs.
+         *     Rotating again within the 24 hours ends the older secret at once. Takes no body.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/webhooks/endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Sends a `webhook.test` event to this endpoint (whatever its event types), signed and
+         *     retried like any other. The answer is the new delivery; its attempts appear in
+         *     `listWebhookDeliveries`. The endpoint must be enabled. Takes no body.
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/webhooks/endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The endpoint's delivery log, newest first, with every attempt (status, response time and
+         *     the first 2048 bytes of the answer). Pages of `limit` deliveries; follow `next_cursor`.
+         *     Deliveries are kept 30 days. Read-only keys may call it.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/webhooks/endpoints/{endpoint_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery's event again
+         * @description Sends the delivery's event to the endpoint again as a new delivery (same `webhook-id`,
+         *     a fresh timestamp and signature, the full retry schedule), whatever the state of the
+         *     original. The endpoint must be enabled. Takes no body.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/sign-up": {
         parameters: {
             query?: never;
@@ -513,7 +660,228 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "usage.threshold_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A usage threshold was reached
+         * @description Sent to the endpoints that subscribe to `usage.threshold_reached`. See the schema's description for when.
+         */
+        post: operations["onUsageThresholdReached"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "usage.rate_limited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A key was refused by a limit
+         * @description Sent to the endpoints that subscribe to `usage.rate_limited`. See the schema's description for when.
+         */
+        post: operations["onUsageRateLimited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The subscription changed
+         * @description Sent to the endpoints that subscribe to `subscription.activated`. See the schema's description for when.
+         */
+        post: operations["onSubscriptionActivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The subscription changed
+         * @description Sent to the endpoints that subscribe to `subscription.updated`. See the schema's description for when.
+         */
+        post: operations["onSubscriptionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The subscription changed
+         * @description Sent to the endpoints that subscribe to `subscription.cancelled`. See the schema's description for when.
+         */
+        post: operations["onSubscriptionCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The subscription changed
+         * @description Sent to the endpoints that subscribe to `subscription.expired`. See the schema's description for when.
+         */
+        post: operations["onSubscriptionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An API key was created or revoked
+         * @description Sent to the endpoints that subscribe to `api_key.created`. See the schema's description for when.
+         */
+        post: operations["onApiKeyCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An API key was created or revoked
+         * @description Sent to the endpoints that subscribe to `api_key.revoked`. See the schema's description for when.
+         */
+        post: operations["onApiKeyRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "knowledge_base.document.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A knowledge-base document finished processing
+         * @description Sent to the endpoints that subscribe to `knowledge_base.document.ready`. See the schema's description for when.
+         */
+        post: operations["onKnowledgeBaseDocumentReady"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "knowledge_base.document.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A knowledge-base document finished processing
+         * @description Sent to the endpoints that subscribe to `knowledge_base.document.failed`. See the schema's description for when.
+         */
+        post: operations["onKnowledgeBaseDocumentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event
+         * @description Sent to the endpoints that subscribe to `webhook.test`, whatever their event types. See the schema's description for when.
+         */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1957,6 +2325,440 @@ export interface components {
             /** @description Cost in USD. */
             cost_usd: number;
         };
+        /**
+         * @description The type of a webhook event (see the `webhooks` section of this document for each payload).
+         *     `webhook.test` is sent only by `sendWebhookTest` and cannot be subscribed to.
+         * @enum {string}
+         */
+        WebhookEventType: "usage.threshold_reached" | "usage.rate_limited" | "subscription.activated" | "subscription.updated" | "subscription.cancelled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "knowledge_base.document.ready" | "knowledge_base.document.failed";
+        /**
+         * @description A URL of yours that receives the events of the types it subscribes to, signed per Standard
+         *     Webhooks with the endpoint's secret (shown only when created and when rotated).
+         * @example {
+         *       "id": "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+         *       "url": "https://hooks.example.org/svcai",
+         *       "description": "usage alerts for the school site",
+         *       "event_types": [
+         *         "usage.threshold_reached",
+         *         "api_key.revoked"
+         *       ],
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "created_at": "2026-11-24T09:00:00Z",
+         *       "updated_at": "2026-11-24T09:00:00Z",
+         *       "secret_rotated_at": null,
+         *       "previous_secret_expires_at": null
+         *     }
+         */
+        WebhookEndpoint: {
+            /**
+             * Format: uuid
+             * @description The endpoint's id.
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @description Where events are sent (HTTPS to a public address).
+             */
+            url: string;
+            /** @description Your own note about it. */
+            description: string;
+            /** @description The event types it receives. */
+            event_types: components["schemas"]["WebhookEventType"][];
+            /** @description Whether events are sent to it. A disabled endpoint receives nothing, not even retries of earlier events. */
+            enabled: boolean;
+            /**
+             * @description Why the service disabled it: `gone` (it answered `410 Gone`), `failing` (it accepted no
+             *     delivery for days), `manual` (disabled with `updateWebhookEndpoint`); null while enabled.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | "manual" | null;
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When its secret was last rotated; null if never.
+             */
+            secret_rotated_at: string | null;
+            /**
+             * Format: date-time
+             * @description Until when events are also signed with the secret before the last rotation; null when there is none.
+             */
+            previous_secret_expires_at: string | null;
+        };
+        /**
+         * @description A new webhook endpoint.
+         * @example {
+         *       "url": "https://hooks.example.org/svcai",
+         *       "event_types": [
+         *         "usage.threshold_reached",
+         *         "api_key.revoked"
+         *       ],
+         *       "description": "usage alerts for the school site"
+         *     }
+         */
+        NewWebhookEndpointRequest: {
+            /**
+             * @description HTTPS URL of a host whose every address is public (no localhost, private, link-local,
+             *     CGNAT, multicast or cloud-metadata addresses), without credentials; checked now and
+             *     again at every delivery.
+             */
+            url: string;
+            /** @description The event types to receive. */
+            event_types: components["schemas"]["WebhookEventType"][];
+            /** @description Your own note about it (empty when omitted). */
+            description?: string;
+        };
+        /** @description The fields to change; the others stay as they are. */
+        WebhookEndpointUpdate: {
+            /** @description A new URL, checked as at creation. */
+            url?: string;
+            /** @description The event types to receive from now on. */
+            event_types?: components["schemas"]["WebhookEventType"][];
+            /** @description A new note. */
+            description?: string;
+            /** @description `false` disables the endpoint (reason `manual`); `true` enables it again, also after the service disabled it. */
+            enabled?: boolean;
+        };
+        /** @description An endpoint with its signing secret, shown only here (at creation and rotation). */
+        WebhookEndpointSecret: {
+            endpoint: components["schemas"]["WebhookEndpoint"];
+            /**
+             * @description The signing secret: `whsec_` and the base64 of 32 random bytes. Verify each event's
+             *     `webhook-signature` with it (see the webhooks guide); it is never shown again.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwJ2ZmYWkv4iE=
+             */
+            secret: string;
+        };
+        /** @description The account's webhook endpoints, oldest first (at most 20 per account). */
+        WebhookEndpointList: {
+            /** @description The endpoints. */
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        /**
+         * @description `pending` while attempts remain, `succeeded` once the endpoint answered 2xx, `failed` when every attempt failed or the endpoint was disabled or deleted meanwhile.
+         * @enum {string}
+         */
+        WebhookDeliveryState: "pending" | "succeeded" | "failed";
+        /**
+         * @description One event sent to one endpoint: its attempts so far, newest last. A redelivery is a new
+         *     delivery of the same event (same `event_id`, so the same `webhook-id` header).
+         */
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The delivery's id (for `redeliverWebhook`).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The endpoint it goes to.
+             */
+            endpoint_id: string;
+            /**
+             * @description The event's id, sent as the `webhook-id` header (the same for every attempt and every redelivery).
+             * @example msg_2b7f0c4e9a1d4e2f8c3b5a6d7e8f9012
+             */
+            event_id: string;
+            /** @description The event's type (one of `WebhookEventType`, or `webhook.test`). */
+            event_type: string;
+            state: components["schemas"]["WebhookDeliveryState"];
+            /** @description Attempts made. */
+            attempt_count: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once the delivery is finished.
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the delivery was created.
+             */
+            created_at: string;
+            /** @description Every attempt, oldest first. */
+            attempts: {
+                /**
+                 * Format: date-time
+                 * @description When it started.
+                 */
+                attempted_at: string;
+                /** @description The HTTP status your endpoint answered; null when there was no answer. */
+                status: number | null;
+                /** @description Time to the answer (or to the failure), in milliseconds. */
+                response_time_ms: number;
+                /** @description The first 2048 bytes of the answer's body, as text (empty when none). */
+                response_body: string;
+                /** @description Why the attempt failed without an answer, or why the answer counts as a failure (a redirect, a timeout); null when it succeeded. */
+                error: string | null;
+            }[];
+        };
+        /** @description A page of an endpoint's deliveries, newest first. */
+        WebhookDeliveryList: {
+            /** @description The deliveries. */
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description A key used 50%, 80% or 100% of its monthly quota. Sent once per key, threshold and
+         *     billing period (the calendar month, UTC), when the admitted request that reaches the
+         *     threshold is counted; a plan change that puts the count past a threshold sends nothing.
+         * @example {
+         *       "type": "usage.threshold_reached",
+         *       "timestamp": "2026-11-24T09:30:00Z",
+         *       "data": {
+         *         "api_key_id": "1d2e3f40-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *         "threshold_percent": 80,
+         *         "monthly_quota": 10000,
+         *         "requests_this_period": 8000,
+         *         "period_start": "2026-11-01"
+         *       }
+         *     }
+         */
+        UsageThresholdReachedEvent: {
+            /**
+             * @description The event's type.
+             * @constant
+             */
+            type: "usage.threshold_reached";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @description The key and its figures. */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The key.
+                 */
+                api_key_id: string;
+                /**
+                 * @description The threshold reached.
+                 * @enum {integer}
+                 */
+                threshold_percent: 50 | 80 | 100;
+                /** @description The quota of the key's plan. */
+                monthly_quota: number;
+                /** @description Admitted requests of the key in the period, the one that reached the threshold included. */
+                requests_this_period: number;
+                /**
+                 * Format: date
+                 * @description First day of the billing period.
+                 */
+                period_start: string;
+            };
+        };
+        /**
+         * @description A key was refused with `429` by one of its limits. Sent at most once an hour per key (the
+         *     first refusal in each clock hour, UTC); the refusals themselves are not counted.
+         * @example {
+         *       "type": "usage.rate_limited",
+         *       "timestamp": "2026-11-24T09:31:12Z",
+         *       "data": {
+         *         "api_key_id": "1d2e3f40-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *         "code": "rate_limit_exceeded",
+         *         "limit": "minute"
+         *       }
+         *     }
+         */
+        UsageRateLimitedEvent: {
+            /**
+             * @description The event's type.
+             * @constant
+             */
+            type: "usage.rate_limited";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @description The key and the limit. */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The key.
+                 */
+                api_key_id: string;
+                /**
+                 * @description The error code the refused request got.
+                 * @enum {string}
+                 */
+                code: "rate_limit_exceeded" | "quota_exceeded";
+                /**
+                 * @description The limit that refused it.
+                 * @enum {string}
+                 */
+                limit: "minute" | "day" | "month";
+            };
+        };
+        /**
+         * @description A subscription event type.
+         * @enum {string}
+         */
+        SubscriptionEventType: "subscription.activated" | "subscription.updated" | "subscription.cancelled" | "subscription.expired";
+        /**
+         * @description An API key event type.
+         * @enum {string}
+         */
+        ApiKeyEventType: "api_key.created" | "api_key.revoked";
+        /**
+         * @description A knowledge-base document event type.
+         * @enum {string}
+         */
+        KnowledgeBaseDocumentEventType: "knowledge_base.document.ready" | "knowledge_base.document.failed";
+        /**
+         * @description The account's subscription changed: `activated` (a plan became active: the Free plan, a
+         *     trial or a paid checkout), `updated` (another plan, or a renewal payment), `cancelled`
+         *     (cancelled in the dashboard or at the payment gateway), `expired` (a recurring payment
+         *     failed or was charged back).
+         * @example {
+         *       "type": "subscription.activated",
+         *       "timestamp": "2026-11-24T09:00:00Z",
+         *       "data": {
+         *         "plan": "pro",
+         *         "state": "active",
+         *         "current_period_start": "2026-11-24T09:00:00Z",
+         *         "current_period_end": null,
+         *         "trial_ends_at": null
+         *       }
+         *     }
+         */
+        SubscriptionEvent: {
+            type: components["schemas"]["SubscriptionEventType"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @description The subscription after the change. */
+            data: {
+                /** @description The code of the plan (`free`, `starter`, `pro`, `enterprise`, or a plan made for one customer). */
+                plan: string;
+                state: components["schemas"]["SubscriptionState"];
+                /**
+                 * Format: date-time
+                 * @description Start of the current period.
+                 */
+                current_period_start: string;
+                /**
+                 * Format: date-time
+                 * @description End of the current period, when it has one.
+                 */
+                current_period_end: string | null;
+                /**
+                 * Format: date-time
+                 * @description End of the trial, for a trial.
+                 */
+                trial_ends_at: string | null;
+            };
+        };
+        /**
+         * @description A key of the account was created (also the new key of a roll) or revoked, in the
+         *     dashboard. The key itself is never sent.
+         * @example {
+         *       "type": "api_key.revoked",
+         *       "timestamp": "2026-11-24T10:00:00Z",
+         *       "data": {
+         *         "api_key": {
+         *           "id": "1d2e3f40-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *           "name": "school website",
+         *           "display_prefix": "svc_Ab12Cd",
+         *           "environment": "live",
+         *           "read_only": false,
+         *           "allowed_ips": [],
+         *           "state": "revoked",
+         *           "created_at": "2026-11-23T10:00:00Z",
+         *           "last_used_at": null,
+         *           "revoked_at": "2026-11-24T10:00:00Z",
+         *           "expires_at": null
+         *         }
+         *       }
+         *     }
+         */
+        ApiKeyEvent: {
+            type: components["schemas"]["ApiKeyEventType"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @description The key as listed (`ApiKeyRecord`). */
+            data: {
+                api_key: components["schemas"]["ApiKeyRecord"];
+            };
+        };
+        /**
+         * @description A document uploaded to one of the account's knowledge bases finished processing:
+         *     `ready` (it is searchable) or `failed` (with a reason a person can act on).
+         * @example {
+         *       "type": "knowledge_base.document.ready",
+         *       "timestamp": "2026-11-24T11:00:00Z",
+         *       "data": {
+         *         "store_id": "kb_8f3a2c1d",
+         *         "document_id": "doc_5e6f7a8b",
+         *         "name": "grade 11 biology notes.pdf",
+         *         "reason": null
+         *       }
+         *     }
+         */
+        KnowledgeBaseDocumentEvent: {
+            type: components["schemas"]["KnowledgeBaseDocumentEventType"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @description The document. */
+            data: {
+                /** @description The knowledge base. */
+                store_id: string;
+                /** @description The document. */
+                document_id: string;
+                /** @description Its display name. */
+                name: string;
+                /** @description Why it failed; null when ready. */
+                reason: string | null;
+            };
+        };
+        /**
+         * @description Sent by `sendWebhookTest` to one endpoint, whatever its event types, to try the receiver.
+         * @example {
+         *       "type": "webhook.test",
+         *       "timestamp": "2026-11-24T09:05:00Z",
+         *       "data": {
+         *         "endpoint_id": "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+         *       }
+         *     }
+         */
+        WebhookTestEvent: {
+            /**
+             * @description The event's type.
+             * @constant
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @description Which endpoint asked for it. */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The endpoint.
+                 */
+                endpoint_id: string;
+            };
+        };
     };
     responses: {
         /**
@@ -2599,8 +3401,173 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The endpoint. */
+        WebhookEndpointOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpoint"];
+            };
+        };
+        /** @description The endpoint was created; `secret` is shown only now. */
+        WebhookEndpointCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointSecret"];
+            };
+        };
+        /** @description A new secret, shown only now. Events are signed with both the new and the previous secret for 24 hours, so that receivers can switch without missing one. */
+        WebhookSecretRotated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointSecret"];
+            };
+        };
+        /** @description The account's endpoints. */
+        WebhookEndpointListOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointList"];
+            };
+        };
+        /** @description A page of the endpoint's deliveries, newest first. */
+        WebhookDeliveryListOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryList"];
+            };
+        };
+        /** @description The delivery was created and will be attempted within seconds; follow it with `listWebhookDeliveries`. */
+        WebhookDeliveryAccepted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDelivery"];
+            };
+        };
+        /** @description The endpoint and its delivery log were deleted; pending deliveries are not attempted. */
+        WebhookEndpointDeleted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description The request was refused: a body that is not valid JSON or does not match its schema (the
+         *     `detail` names the field and the rule), a URL that is not HTTPS to a public address, or a
+         *     malformed `cursor`. Counted once.
+         */
+        WebhookBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BadRequestBody"];
+            };
+        };
+        /**
+         * @description No such endpoint or delivery for this account (another account's endpoint gets the same
+         *     answer, so it never reveals that one exists). Counted once.
+         */
+        WebhookNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /**
+         * @description The plan does not include webhooks (Pro and Enterprise do), the key is read-only and the
+         *     operation changes something, or the caller's address is not in the key's IP allow-list.
+         *     A plan refusal counts once; key restrictions are checked before admission and do not count.
+         */
+        WebhooksForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The account already has 20 webhook endpoints (the most it may have), or the endpoint is
+         *     disabled (a test event or a redelivery needs an enabled endpoint). Counted once.
+         */
+        WebhookConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
     };
     parameters: {
+        /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+        WebhookId: string;
+        /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+        WebhookTimestamp: string;
+        /**
+         * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+         *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+         *     two signatures are sent, space-separated (new secret first); one match is enough.
+         */
+        WebhookSignature: string;
         /**
          * @description The session's CSRF token, as `csrf_token` in the answers of `logIn`, `signUp` and
          *     `getDashboardSession`. Every operation that changes something needs it besides the cookie;
@@ -2775,6 +3742,212 @@ export interface operations {
             200: components["responses"]["PlansOk"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookEndpointListOk"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["WebhookEndpointCreated"];
+            400: components["responses"]["WebhookBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            409: components["responses"]["WebhookConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id, from `listWebhookEndpoints`. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookEndpointOk"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id, from `listWebhookEndpoints`. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["WebhookEndpointDeleted"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id, from `listWebhookEndpoints`. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookEndpointOk"];
+            400: components["responses"]["WebhookBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id, from `listWebhookEndpoints`. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookSecretRotated"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id, from `listWebhookEndpoints`. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: components["responses"]["WebhookDeliveryAccepted"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["WebhookConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Deliveries per page (1 to 100, default 20). */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's id, from `listWebhookEndpoints`. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookDeliveryListOk"];
+            400: components["responses"]["WebhookBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id, from `listWebhookEndpoints`. */
+                endpoint_id: string;
+                /** @description The delivery's id, from `listWebhookDeliveries`. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: components["responses"]["WebhookDeliveryAccepted"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WebhooksForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["WebhookConflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3264,6 +4437,446 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    onUsageThresholdReached: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageThresholdReachedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onUsageRateLimited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageRateLimitedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionActivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onKnowledgeBaseDocumentReady: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeBaseDocumentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onKnowledgeBaseDocumentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeBaseDocumentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in Unix seconds; refuse events more than 5 minutes old or ahead (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret. During the 24 hours after a rotation
+                 *     two signatures are sent, space-separated (new secret first); one match is enough.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` within 10 seconds acknowledges the event; anything else is a failed attempt, retried later. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Disables the endpoint at once; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -52,6 +52,42 @@ export type PaidPlanCode = (typeof PAID_PLAN_CODES)[number];
 export const LEVELS = ["basic", "standard", "advanced", "custom"] as const;
 export type Level = (typeof LEVELS)[number];
 
+/** #/components/schemas/WebhookEventType */
+export const WEBHOOK_EVENT_TYPES = ["usage.threshold_reached", "usage.rate_limited", "subscription.activated", "subscription.updated", "subscription.cancelled", "subscription.expired", "api_key.created", "api_key.revoked", "knowledge_base.document.ready", "knowledge_base.document.failed"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** #/components/schemas/WebhookEndpoint/properties/disabled_reason */
+export const DISABLED_REASONS = ["gone", "failing", "manual", null] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
+/** #/components/schemas/WebhookDeliveryState */
+export const WEBHOOK_DELIVERY_STATES = ["pending", "succeeded", "failed"] as const;
+export type WebhookDeliveryState = (typeof WEBHOOK_DELIVERY_STATES)[number];
+
+/** #/components/schemas/UsageThresholdReachedEvent/properties/data/properties/threshold_percent */
+export const DATA_THRESHOLD_PERCENTS = [50, 80, 100] as const;
+export type DataThresholdPercent = (typeof DATA_THRESHOLD_PERCENTS)[number];
+
+/** #/components/schemas/UsageRateLimitedEvent/properties/data/properties/code */
+export const DATA_CODES = ["rate_limit_exceeded", "quota_exceeded"] as const;
+export type DataCode = (typeof DATA_CODES)[number];
+
+/** #/components/schemas/UsageRateLimitedEvent/properties/data/properties/limit */
+export const DATA_LIMITS = ["minute", "day", "month"] as const;
+export type DataLimit = (typeof DATA_LIMITS)[number];
+
+/** #/components/schemas/SubscriptionEventType */
+export const SUBSCRIPTION_EVENT_TYPES = ["subscription.activated", "subscription.updated", "subscription.cancelled", "subscription.expired"] as const;
+export type SubscriptionEventType = (typeof SUBSCRIPTION_EVENT_TYPES)[number];
+
+/** #/components/schemas/ApiKeyEventType */
+export const API_KEY_EVENT_TYPES = ["api_key.created", "api_key.revoked"] as const;
+export type ApiKeyEventType = (typeof API_KEY_EVENT_TYPES)[number];
+
+/** #/components/schemas/KnowledgeBaseDocumentEventType */
+export const KNOWLEDGE_BASE_DOCUMENT_EVENT_TYPES = ["knowledge_base.document.ready", "knowledge_base.document.failed"] as const;
+export type KnowledgeBaseDocumentEventType = (typeof KNOWLEDGE_BASE_DOCUMENT_EVENT_TYPES)[number];
+
 /** property names of #/components/schemas/Filters */
 export const METADATA_KEYS = ["subject", "grade", "category", "language", "year"] as const;
 export type MetadataKey = (typeof METADATA_KEYS)[number];
@@ -59,3 +95,7 @@ export type MetadataKey = (typeof METADATA_KEYS)[number];
 /** operationIds of the operations without ApiKeyAuth */
 export const KEYLESS_OPERATIONS = ["signUp", "logIn", "logOut", "getDashboardSession", "verifyEmail", "resendVerificationEmail", "requestPasswordReset", "resetPassword", "subscribe", "cancelSubscription", "listApiKeys", "createApiKey", "revokeApiKey", "rollApiKey", "getAuditLog", "getAnalytics", "exportAnalytics", "startCheckout", "getCheckout", "listInvoices", "payhereNotify"] as const;
 export type KeylessOperation = (typeof KEYLESS_OPERATIONS)[number];
+
+/** operationIds of the webhooks section (requests the service sends) */
+export const WEBHOOK_OPERATIONS = ["onUsageThresholdReached", "onUsageRateLimited", "onSubscriptionActivated", "onSubscriptionUpdated", "onSubscriptionCancelled", "onSubscriptionExpired", "onApiKeyCreated", "onApiKeyRevoked", "onKnowledgeBaseDocumentReady", "onKnowledgeBaseDocumentFailed", "onWebhookTest"] as const;
+export type WebhookOperation = (typeof WEBHOOK_OPERATIONS)[number];

@@ -1,4 +1,3 @@
-import { recordAudit } from '../domain/audit/audit-log.js';
 import { createKey } from '../domain/keys/keys.js';
 import { keyView } from './dashboard-views.js';
 import type { KeylessHandler } from './types.js';
@@ -10,8 +9,7 @@ export const createApiKey: KeylessHandler<'createApiKey'> = async ({ body, em, s
     services.signIn.keyHashSecret,
     { accountId, name: body.name.trim(), environment: body.environment ?? 'live', readOnly: body.read_only, allowedIps: body.allowed_ips, expiresAt: body.expires_at ? new Date(body.expires_at) : null },
     now,
+    user.id,
   );
-  recordAudit(em, { accountId, userId: user.id, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, now);
-  await em.flush();
   return { status: 201, body: { key: created.key, api_key: keyView(created.record, now) } };
 };

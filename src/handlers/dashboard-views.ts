@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { components } from '../generated/api-types.js';
-import type { ApiKey} from '../db/entities.js';
 import { Subscription } from '../db/entities.js';
 import { effectiveState } from '../domain/billing/subscriptions.js';
+import { keyRecord } from '../domain/keys/key-record.js';
 import type { AnalyticsReport } from '../domain/usage/analytics.js';
 import type { SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfToken } from '../domain/sign-in/tokens.js';
@@ -22,21 +22,8 @@ export function subscriptionView(s: Subscription, now: Date): Schemas['Subscript
   };
 }
 
-export function keyView(k: ApiKey, now: Date): Schemas['ApiKeyRecord'] {
-  return {
-    id: k.id,
-    name: k.name,
-    display_prefix: k.displayPrefix,
-    environment: k.environment,
-    read_only: k.readOnly,
-    allowed_ips: k.allowedIps,
-    state: k.status === 'active' && k.expiresAt && k.expiresAt <= now ? 'expired' : k.status,
-    created_at: k.createdAt.toISOString(),
-    last_used_at: k.lastUsedAt?.toISOString() ?? null,
-    revoked_at: k.revokedAt?.toISOString() ?? null,
-    expires_at: k.expiresAt?.toISOString() ?? null,
-  };
-}
+/** A key as the dashboard lists it (the same record its webhook events carry). */
+export const keyView = keyRecord;
 
 /** The signed-in person's view: who, which account, its latest subscription, and the CSRF token. */
 export async function sessionView(em: EntityManager, session: Pick<SignedIn, 'user' | 'token'>, settings: SignInSettings, now: Date): Promise<Schemas['DashboardSession']> {

@@ -23,12 +23,22 @@ import { signUp } from './signUp.js';
 import { startCheckout } from './startCheckout.js';
 import { subscribe } from './subscribe.js';
 import { verifyEmail } from './verifyEmail.js';
+import { createWebhookEndpoint } from './createWebhookEndpoint.js';
+import { deleteWebhookEndpoint } from './deleteWebhookEndpoint.js';
+import { getWebhookEndpoint } from './getWebhookEndpoint.js';
+import { listWebhookDeliveries } from './listWebhookDeliveries.js';
+import { listWebhookEndpoints } from './listWebhookEndpoints.js';
+import { redeliverWebhook } from './redeliverWebhook.js';
+import { rotateWebhookSecret } from './rotateWebhookSecret.js';
+import { sendWebhookTest } from './sendWebhookTest.js';
+import { updateWebhookEndpoint } from './updateWebhookEndpoint.js';
 import type { KeylessOperation } from '../generated/contract-values.js';
 import type { ApiOperationId, KeylessHandler, Handler, OperationId } from './types.js';
 
 export type { ApiOperationId, KeylessHandler, Handler, OperationId };
 // the dashboard's pages show the same records as its JSON operations
 export { analyticsView, keyView, sessionView } from './dashboard-views.js';
+export { deliveryView, endpointView } from './webhook-views.js';
 
 /** Every API-key operationId bound to its module: a missing or misspelt entry fails to compile. */
 export const handlers: { [K in ApiOperationId]: Handler<K> } = {
@@ -36,6 +46,15 @@ export const handlers: { [K in ApiOperationId]: Handler<K> } = {
   getUsage,
   query,
   queryMultipart,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhook,
+  rotateWebhookSecret,
+  sendWebhookTest,
+  updateWebhookEndpoint,
 };
 
 /** Every operationId without an API key (the dashboard's, and the payment gateway's notifications) bound to its module. */

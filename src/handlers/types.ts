@@ -3,15 +3,15 @@ import type { Logger } from 'pino';
 import type { Plan } from '../db/entities.js';
 import type { RequestLog } from '../db/request-log.js';
 import type { operations } from '../generated/api-types.js';
-import type { KeylessOperation } from '../generated/contract-values.js';
+import type { KeylessOperation, WebhookOperation } from '../generated/contract-values.js';
 import type { Principal } from '../domain/keys/principal.js';
 import type { SignedIn } from '../domain/sign-in/sessions.js';
 import type { UploadedFile } from '../domain/uploaded-file.js';
 import type { Services } from '../services.js';
 
 export type OperationId = keyof operations;
-/** Operations called with an API key (the others are the dashboard's, signed in by a session cookie). */
-export type ApiOperationId = Exclude<OperationId, KeylessOperation>;
+/** Operations called with an API key (not the dashboard's, signed in by a session cookie, nor the webhook events the service sends). */
+export type ApiOperationId = Exclude<OperationId, KeylessOperation | WebhookOperation>;
 
 type ContentOf<Op> = Op extends { requestBody?: { content: infer C } } ? C : never;
 
@@ -30,9 +30,17 @@ type OkOf<Op> = Op extends { responses: { 200: { content: { 'application/json': 
 /** The names of the events an operation's 200 documents as text/event-stream (never when it documents none). */
 type EventNameOf<Op> = Op extends { responses: { 200: { content: { 'text/event-stream': { event: infer N } } } } } ? N : never;
 
+type PathOf<Op> = Op extends { parameters: { path: infer P } } ? ([P] extends [undefined] ? undefined : P) : undefined;
+type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? ([Q] extends [undefined] ? undefined : Q) : undefined;
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/csv': infer T } } ? T : undefined;
+
 /** What a handler gets: the validated body, the caller, the request's time and the ways to the data. */
 export interface HandlerInput<K extends ApiOperationId> {
   body: BodyOf<operations[K]>;
+  /** the path's parameters as the contract names them (strings, as sent; their format is checked by the handler's domain call) */
+  params: PathOf<operations[K]>;
+  /** the query string's parameters as the contract names them (strings, as sent) */
+  query: QueryOf<operations[K]>;
   principal: Principal;
   /** A unit of work, made on first use: the light calls never need one. */
   em: EntityManager;
@@ -65,17 +73,20 @@ export interface ServerSentEvent<K extends ApiOperationId> {
   headers?: Record<string, string>;
 }
 
+/** A success other than 200 the contract documents (201, 202 with their bodies; 204 without one). */
+type OtherSuccessOf<Op> = Op extends { responses: infer R }
+  ? { [S in keyof R & (201 | 202 | 204)]: { status: S; body: Json<R[S]>; usage?: RequestUsage; headers?: Record<string, string> } }[keyof R & (201 | 202 | 204)]
+  : never;
+
 export type HandlerOutput<K extends ApiOperationId> =
   /** `headers`: response headers the contract declares for the operation's answer */
-  | { body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string> }
+  | { status?: 200; body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string> }
+  | OtherSuccessOf<operations[K]>
   /** The answer as events while it is produced; the request's usage is returned at their end. */
   | { events: AsyncGenerator<ServerSentEvent<K>, RequestUsage, undefined> };
 
 export type Handler<K extends ApiOperationId> = (input: HandlerInput<K>) => Promise<HandlerOutput<K>>;
 
-type PathOf<Op> = Op extends { parameters: { path: infer P } } ? ([P] extends [undefined] ? undefined : P) : undefined;
-type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? ([Q] extends [undefined] ? undefined : Q) : undefined;
-type Json<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/csv': infer T } } ? T : undefined;
 /** Each success status the contract documents, with its body (none for 202 and 204). */
 type SuccessOf<Op> = Op extends { responses: infer R }
   ? { [S in keyof R & (200 | 201 | 202 | 204)]: { status: S; body: Json<R[S]> } }[keyof R & (200 | 201 | 202 | 204)]

@@ -108,7 +108,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       if (!admission.admitted) throw admission.error;
     },
     notFound: (_c: OpenApiContext, ctx: Ctx) => {
-      throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage and plans.`);
+      throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage, plans and webhooks/endpoints.`);
     },
     methodNotAllowed: (_c: OpenApiContext, ctx: Ctx) => {
       const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
@@ -153,6 +153,8 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCa
     });
     const result = await handler({
       body: (body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined) as never,
+      params: c.request.params as never,
+      query: c.request.query as never,
       principal: admission.principal,
       // a unit of work only for the handlers that ask for one (made on first use)
       get em() {
@@ -168,7 +170,7 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCa
     if ('events' in result) return sendEventStream(ctx, result.events, { heartbeatMs: deps.streamHeartbeatMs, signal: closed.signal });
     ctx.state.usage = result.usage;
     if (result.headers) ctx.set(result.headers);
-    ctx.status = 200;
-    ctx.body = result.body;
+    ctx.status = result.status ?? 200;
+    if (result.body !== undefined) ctx.body = result.body;
   };
 }

@@ -5,17 +5,21 @@ import type { Context, Middleware } from 'koa';
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { Account, ApiKey, CheckoutOrder, Invoice } from '../db/entities.js';
-import { listAudit, recordAudit } from '../domain/audit/audit-log.js';
+import { listAudit } from '../domain/audit/audit-log.js';
 import { startCheckout } from '../domain/billing/checkout.js';
 import { cancelSubscription, changeSubscription } from '../domain/billing/subscriptions.js';
-import { DependencyUnavailableError, InvalidRequestError, NotFoundError, ServiceError } from '../domain/errors.js';
+import { DependencyUnavailableError, ForbiddenError, InvalidRequestError, NotFoundError, ServiceError } from '../domain/errors.js';
 import { createKey, listKeys, revokeKey, rollKey } from '../domain/keys/keys.js';
+import { currentSubscription } from '../domain/accounts/subscriptions.js';
+import { listDeliveries, redeliver, sendTestEvent } from '../domain/webhooks/deliveries.js';
+import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../domain/webhooks/endpoints.js';
+import { WEBHOOK_EVENT_TYPES } from '../generated/contract-values.js';
 import { accountAnalytics } from '../domain/usage/analytics.js';
 import { choosablePlans } from '../domain/plans/catalogue.js';
 import { logIn, requestPasswordReset, resetPassword, sendVerification, signUp, verifyEmail, type SignInContext } from '../domain/sign-in/accounts.js';
 import { endSession, findSession, type SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfToken } from '../domain/sign-in/tokens.js';
-import { analyticsView, keyView, sessionView } from '../handlers/index.js';
+import { analyticsView, deliveryView, endpointView, keyView, sessionView } from '../handlers/index.js';
 import { readBodyText } from './body-text.js';
 import { ERROR_TABLE } from './error-table.js';
 import { checkCrossSite, SESSION_COOKIE, setSessionCookie } from './keyless-operations.js';
@@ -51,6 +55,10 @@ const NOTICES: Record<string, string> = {
   subscribed: 'Your subscription changed: your keys use the new plan from their next request.',
   cancelled: 'Your subscription is cancelled.',
   'mail-sent': 'A new link is on its way.',
+  'webhook-test': 'A test event is on its way: its delivery appears below within seconds (reload the page).',
+  'webhook-redelivered': 'The event is on its way again: the new delivery appears below within seconds (reload the page).',
+  'webhook-changed': 'The endpoint is changed.',
+  'webhook-deleted': 'The endpoint is deleted.',
 };
 
 const ASSETS: Record<string, string> = {
@@ -105,6 +113,32 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
   async function keysPage(page: Page, error?: ServiceError): Promise<void> {
     const keys = (await listKeys(page.ctx.state.em, page.session!.accountId)).map((k) => keyView(k, page.now));
     render(page, 'keys', 'API keys', { keys, error: error?.message }, error ? ERROR_TABLE[error.code].status : 200);
+  }
+
+  /** Webhook pages need a plan with webhooks (Pro, Enterprise); the answer names the account's plan. */
+  async function webhooksPlan(page: Page): Promise<{ allowed: boolean; planName: string }> {
+    const plan = (await currentSubscription(page.ctx.state.em, page.session!.accountId, page.now))?.plan;
+    return { allowed: plan?.webhooks === true, planName: plan?.name ?? 'no' };
+  }
+
+  async function requireWebhooks(page: Page): Promise<void> {
+    const { allowed, planName } = await webhooksPlan(page);
+    if (!allowed) throw new ForbiddenError(`Webhooks are not included in the ${planName} plan: they are part of the Pro and Enterprise plans.`);
+  }
+
+  async function webhooksPage(page: Page, error?: ServiceError): Promise<void> {
+    const plan = await webhooksPlan(page);
+    const endpoints = plan.allowed ? (await listEndpoints(page.ctx.state.em, page.session!.accountId)).map(endpointView) : [];
+    render(page, 'webhooks', 'Webhooks', { ...plan, endpoints, eventTypes: WEBHOOK_EVENT_TYPES, error: error?.message }, error ? ERROR_TABLE[error.code].status : 200);
+  }
+
+  async function webhookPage(page: Page, endpointId: string): Promise<void> {
+    await requireWebhooks(page);
+    const em = page.ctx.state.em;
+    const endpoint = await findEndpoint(em, page.session!.accountId, endpointId);
+    const cursor = typeof page.ctx.query.cursor === 'string' ? page.ctx.query.cursor : undefined;
+    const log = await listDeliveries(em, page.session!.accountId, endpointId, 50, cursor);
+    render(page, 'webhook', 'Webhook endpoint', { endpoint: endpointView(endpoint), deliveries: log.deliveries.map(deliveryView), nextCursor: log.nextCursor });
   }
 
   /** A POST whose ServiceError re-renders its form with the message and the error's status. */
@@ -235,9 +269,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
           readOnly: f.read_only === 'true',
           allowedIps,
           expiresAt: f.expires_on ? expiryDate(f.expires_on) : null,
-        }, page.now);
-        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, page.now);
-        await em.flush();
+        }, page.now, page.session!.user.id);
         render(page, 'key-created', 'Your new API key', { key: created.key }, 201);
       }),
     },
@@ -253,9 +285,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f-]{36})\/revoke$/, signedIn: true,
       run: async (page, match) => {
         const em = page.ctx.state.em;
-        const key = await revokeKey(em, match[1]!, page.now, page.session!.accountId);
-        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.revoked', subject: key.displayPrefix }, page.now);
-        await em.flush();
+        await revokeKey(em, match[1]!, page.now, page.session!.accountId, page.session!.user.id);
         redirect(page, '/dashboard/keys?done=key-revoked');
       },
     },
@@ -264,9 +294,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       run: orShow(keysPage)(async (page, match) => {
         const em = page.ctx.state.em;
         const graceMinutes = Math.min(10_080, Math.max(0, Math.floor(Number(page.form.grace_minutes) || 0)));
-        const rolled = await rollKey(em, services.signIn.keyHashSecret, match[1]!, page.session!.accountId, graceMinutes * 60_000, page.now);
-        recordAudit(em, { accountId: page.session!.accountId, userId: page.session!.user.id, action: 'key.rolled', subject: rolled.old.displayPrefix, detail: { new_key: rolled.record.displayPrefix, grace_minutes: graceMinutes } }, page.now);
-        await em.flush();
+        const rolled = await rollKey(em, services.signIn.keyHashSecret, match[1]!, page.session!.accountId, graceMinutes * 60_000, page.now, page.session!.user.id);
         render(page, 'key-created', 'Your new API key', { key: rolled.key, rolledFrom: keyView(rolled.old, page.now) }, 201);
       }),
     },
@@ -294,6 +322,60 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
           styles: view.per_day ? ['/dashboard/assets/vendor/uPlot.min.css'] : [],
           scripts: view.per_day ? ['/dashboard/assets/vendor/uPlot.iife.min.js', '/dashboard/assets/usage-chart.js'] : [],
         }, error ? ERROR_TABLE[error.code].status : 200);
+      },
+    },
+    { method: 'GET', path: /^\/dashboard\/webhooks$/, signedIn: true, run: (page) => webhooksPage(page) },
+    {
+      method: 'POST', path: /^\/dashboard\/webhooks$/, signedIn: true,
+      run: orShow(webhooksPage)(async (page) => {
+        await requireWebhooks(page);
+        // one checkbox per type, named event:<type>
+        const eventTypes = WEBHOOK_EVENT_TYPES.filter((type) => page.form[`event:${type}`] === 'on');
+        if (eventTypes.length === 0) throw new InvalidRequestError('Choose at least one event type.', [{ path: 'event_types', message: 'choose at least one' }]);
+        const description = (page.form.description ?? '').trim().slice(0, 200);
+        const { endpoint, secret } = await createEndpoint(page.ctx.state.em, services.webhooks.network, page.session!.accountId, { url: (page.form.url ?? '').trim().slice(0, 2048), eventTypes, description }, page.now);
+        render(page, 'webhook-secret', 'Your endpoint\'s signing secret', { endpoint: endpointView(endpoint), secret }, 201);
+      }),
+    },
+    { method: 'GET', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})$/, signedIn: true, run: (page, match) => webhookPage(page, match[1]!) },
+    {
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/test$/, signedIn: true,
+      run: async (page, match) => {
+        await requireWebhooks(page);
+        await sendTestEvent(page.ctx.state.em, page.session!.accountId, match[1]!, page.now);
+        redirect(page, `/dashboard/webhooks/${match[1]!}?done=webhook-test`);
+      },
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/enabled$/, signedIn: true,
+      run: async (page, match) => {
+        await requireWebhooks(page);
+        await updateEndpoint(page.ctx.state.em, services.webhooks.network, page.session!.accountId, match[1]!, { enabled: page.form.enabled === 'true' }, page.now);
+        redirect(page, `/dashboard/webhooks/${match[1]!}?done=webhook-changed`);
+      },
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/rotate$/, signedIn: true,
+      run: async (page, match) => {
+        await requireWebhooks(page);
+        const { endpoint, secret } = await rotateSecret(page.ctx.state.em, page.session!.accountId, match[1]!, page.now);
+        render(page, 'webhook-secret', 'Your endpoint\'s new signing secret', { endpoint: endpointView(endpoint), secret, rotated: true });
+      },
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/delete$/, signedIn: true,
+      run: async (page, match) => {
+        await requireWebhooks(page);
+        await deleteEndpoint(page.ctx.state.em, page.session!.accountId, match[1]!);
+        redirect(page, '/dashboard/webhooks?done=webhook-deleted');
+      },
+    },
+    {
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/deliveries\/([0-9a-f-]{36})\/redeliver$/, signedIn: true,
+      run: async (page, match) => {
+        await requireWebhooks(page);
+        await redeliver(page.ctx.state.em, page.session!.accountId, match[1]!, match[2]!, page.now);
+        redirect(page, `/dashboard/webhooks/${match[1]!}?done=webhook-redelivered`);
       },
     },
     {

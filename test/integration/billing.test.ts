@@ -88,6 +88,16 @@ async function paidFor(browser: DashboardBrowser, plan: 'starter' | 'pro' | 'ent
   expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
 }
 
+/** The subscription events the account's changes wrote to the webhook outbox: [type, plan]. */
+async function subscriptionEvents(browser: DashboardBrowser): Promise<[string, string][]> {
+  const email = (await browser.client.GET('/dashboard/api/session')).data!.user.email;
+  const rows = await server.orm.em.fork().execute<{ type: string; plan: string }[]>(
+    "select e.type, e.data->>'plan' as plan from webhook_event e join dashboard_user u on u.account_id = e.account_id where u.email = ? and e.type like 'subscription.%' order by e.created_at, e.id",
+    [email],
+  );
+  return rows.map((r) => [r.type, r.plan]);
+}
+
 async function subscriptionOf(browser: DashboardBrowser) {
   return (await browser.client.GET('/dashboard/api/session')).data!.subscription;
 }
@@ -143,6 +153,8 @@ describe('paid plans through the PayHere sandbox', () => {
     );
     expect(rows.map((r) => r.outcome)).toEqual(['paid', 'duplicate']);
     expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(1);
+    // one webhook event, written with the change it reports
+    expect(await subscriptionEvents(browser)).toEqual([['subscription.activated', 'starter']]);
   });
 
   test('renewals extend the period, also when they arrive out of order; a failed renewal changes nothing; a stop cancels', async () => {
@@ -170,6 +182,14 @@ describe('paid plans through the PayHere sandbox', () => {
     await sandboxCall('/sandbox/stop', { subscription_id: gatewayId });
     expect(await until(() => subscriptionOf(browser), (s) => s?.state === 'cancelled')).toMatchObject({ state: 'cancelled' });
     expect((await createKey(browser)).response.status).toBe(402);
+    // each change wrote its webhook event; the failed renewal changed nothing and wrote none (the
+    // test's clock stands still, so the events' times do not order them)
+    expect((await subscriptionEvents(browser)).sort()).toEqual([
+      ['subscription.activated', 'starter'],
+      ['subscription.cancelled', 'starter'],
+      ['subscription.updated', 'starter'],
+      ['subscription.updated', 'starter'],
+    ]);
   });
 
   test('a notification with a tampered signature is stored, refused and changes nothing', async () => {

@@ -122,7 +122,7 @@ async function download(rawUrl: string, options: FetchOptions, signal: AbortSign
     const address = await resolveAndCheck(url, resolver, isAllowed);
     // The resolver cannot be cancelled; do not connect once the deadline has passed.
     signal.throwIfAborted();
-    const response = await get(url, address, options.ca, signal);
+    const response = await pinnedRequest(url, address, { method: 'GET', headers: { accept: '*/*', 'user-agent': USER_AGENT }, ca: options.ca, signal });
     try {
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
@@ -150,25 +150,37 @@ const refuseLookup: LookupFunction = (hostname, _options, callback) => {
   callback(new Error(`a second lookup of '${hostname}' was refused`), '', 4);
 };
 
-function get(url: URL, address: string, ca: FetchOptions['ca'], signal: AbortSignal): Promise<IncomingMessage> {
+export interface PinnedRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  ca: FetchOptions['ca'];
+  signal: AbortSignal;
+}
+
+/**
+ * One HTTPS request to `address`, the address that was checked for `url` (never a second lookup);
+ * redirects are not followed here. Also used to deliver webhooks (src/domain/webhooks/sender.ts).
+ */
+export function pinnedRequest(url: URL, address: string, spec: PinnedRequest): Promise<IncomingMessage> {
   const options: RequestOptions = {
     host: address,
     port: url.port === '' ? 443 : Number(url.port),
     path: url.pathname + url.search,
-    method: 'GET',
-    headers: { host: url.host, accept: '*/*', 'user-agent': USER_AGENT },
+    method: spec.method,
+    headers: { host: url.host, ...spec.headers },
     // SNI and certificate checks use the name from the URL; an IP literal is checked as itself
     ...(ipLiteralOf(url) === null ? { servername: url.hostname } : {}),
     lookup: refuseLookup,
-    ca,
+    ca: spec.ca,
     agent: false,
-    signal,
+    signal: spec.signal,
   };
   return new Promise((resolve, reject) => {
     const req = request(options, resolve);
     // Stays attached: a request destroyed later still emits 'error', which must not go unhandled.
     req.on('error', reject);
-    req.end();
+    req.end(spec.body);
   });
 }
 
@@ -207,11 +219,16 @@ function isOurs(error: unknown): error is UnsafeUrlError | AttachmentFetchError 
 function explain(error: unknown, rawUrl: string): Error {
   if (error instanceof UnsafeUrlError) return new UnsafeUrlError(rawUrl);
   if (isOurs(error)) return error;
+  return failure(rawUrl, connectionFailureReason(error));
+}
+
+/** A short, address-free reason for a failure below HTTP (also said of webhook attempts). */
+export function connectionFailureReason(error: unknown): string {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   const known = REASONS.get(code);
-  if (known !== undefined) return failure(rawUrl, known);
-  if (code.includes('CERT')) return failure(rawUrl, "the server's TLS certificate could not be verified");
-  if (/^ERR_(TLS|SSL)_/.test(code)) return failure(rawUrl, 'the secure connection could not be established');
-  if (code.startsWith('HPE_')) return failure(rawUrl, 'the server sent a malformed response');
-  return failure(rawUrl, 'the connection failed');
+  if (known !== undefined) return known;
+  if (code.includes('CERT')) return "the server's TLS certificate could not be verified";
+  if (/^ERR_(TLS|SSL)_/.test(code)) return 'the secure connection could not be established';
+  if (code.startsWith('HPE_')) return 'the server sent a malformed response';
+  return 'the connection failed';
 }

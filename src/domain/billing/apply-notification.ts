@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutOrder, PaymentNotification, Subscription } from '../../db/entities.js';
+import { isUsable } from '../accounts/subscriptions.js';
 import { recordAudit } from '../audit/audit-log.js';
+import { recordSubscriptionEvent } from './subscription-events.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
 import { CANCEL_RECURRING_QUEUE } from './subscriptions.js';
@@ -49,6 +51,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now
       if (!subscription || !current) return `${event.kind}: not the current subscription`;
       subscription.state = event.kind === 'stopped' ? 'cancelled' : 'expired';
       recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: subscription.state, by: 'payment gateway' } }, now);
+      recordSubscriptionEvent(tx, order.account.id, order.plan.code, subscription, true, now);
       return event.kind;
     case 'paid':
     case 'renewed':
@@ -80,6 +83,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now
     if (event.gatewaySubscriptionId) stop.push(event.gatewaySubscriptionId);
     return 'paid: invoice recorded, the subscription was cancelled';
   }
+  const hadPlan = subscription !== null && isUsable(subscription, now);
   const target =
     subscription ??
     tx.create(Subscription, { id: randomUUID(), account: order.account, plan: order.plan, state: 'active', currentPeriodStart: now, createdAt: now });
@@ -95,6 +99,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now
   target.gatewaySubscriptionId = event.gatewaySubscriptionId ?? target.gatewaySubscriptionId ?? null;
   target.currentPeriodEnd = previousEnd && previousEnd > periodEnd ? previousEnd : periodEnd;
   recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: 'active', by: 'payment gateway', payment: event.paymentId } }, now);
+  recordSubscriptionEvent(tx, order.account.id, order.plan.code, target, hadPlan, now);
   return event.kind;
 }
 

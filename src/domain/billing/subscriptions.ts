@@ -7,6 +7,7 @@ import { ConflictError, InvalidRequestError } from '../errors.js';
 import { findPlanByCode } from '../plans/catalogue.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { SignedIn } from '../sign-in/sessions.js';
+import { recordSubscriptionEvent } from './subscription-events.js';
 
 // Subscription changes made in the dashboard (README "Subscriptions": the transition table).
 // One subscription row per account, changed in place; the payment gateway's notifications change
@@ -43,6 +44,7 @@ export async function changeSubscription(em: EntityManager, queue: JobQueue, who
   const account = await em.findOneOrFail(Account, { id: who.accountId });
   if (request.trial && account.trialUsedAt) throw new ConflictError('This account has had its trial: subscribe to a plan through checkout.');
   let subscription = await latest(em, who.accountId);
+  const hadPlan = subscription !== null && isUsable(subscription, now);
   if (subscription) await stopRecurring(queue, subscription);
   subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: 'active', currentPeriodStart: now, createdAt: now });
   subscription.plan = plan;
@@ -57,6 +59,7 @@ export async function changeSubscription(em: EntityManager, queue: JobQueue, who
     subscription.trialEndsAt = null;
   }
   recordAudit(em, { accountId: account.id, userId: who.user.id, action: 'subscription.changed', subject: plan.name, detail: { state: subscription.state } }, now);
+  recordSubscriptionEvent(em, account.id, plan.code, subscription, hadPlan, now);
   await em.flush();
   return subscription;
 }
@@ -70,6 +73,7 @@ export async function cancelSubscription(em: EntityManager, queue: JobQueue, who
   await stopRecurring(queue, subscription);
   subscription.state = 'cancelled';
   recordAudit(em, { accountId: who.accountId, userId: who.user.id, action: 'subscription.changed', subject: subscription.plan.name, detail: { state: 'cancelled' } }, now);
+  recordSubscriptionEvent(em, who.accountId, subscription.plan.code, subscription, true, now);
   await em.flush();
   return subscription;
 }

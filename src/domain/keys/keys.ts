@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, ApiKey } from '../../db/entities.js';
 import { currentSubscription } from '../accounts/subscriptions.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { recordEvent } from '../webhooks/events.js';
 import { InvalidRequestError, NoActivePlanError, NotFoundError } from '../errors.js';
 import { displayPrefix, generateKey, hashKey, type KeyEnvironment } from './key-format.js';
+import { keyRecord } from './key-record.js';
 import { normaliseAllowEntry } from './restrictions.js';
 
 export interface NewKey {
@@ -15,8 +18,27 @@ export interface NewKey {
   expiresAt?: Date | null;
 }
 
+/**
+ * Who changed a key, for the audit log: a dashboard user, or null for an operator (the keys
+ * command). Every change is recorded in the audit log and as a webhook event, in the unit of
+ * work of the change itself.
+ */
+export type KeyActor = string | null;
+
+function recordKeyEvent(em: EntityManager, type: 'api_key.created' | 'api_key.revoked', key: ApiKey, now: Date): void {
+  recordEvent(em, key.account.id, type, { api_key: keyRecord(key, now) }, now);
+}
+
 /** Creates a key and returns it in full: the only time it exists outside the caller's hands. */
-export async function createKey(em: EntityManager, hashSecret: string, spec: NewKey, now: Date): Promise<{ key: string; record: ApiKey }> {
+export async function createKey(em: EntityManager, hashSecret: string, spec: NewKey, now: Date, by: KeyActor = null): Promise<{ key: string; record: ApiKey }> {
+  const created = await insertKey(em, hashSecret, spec, now);
+  recordAudit(em, { accountId: spec.accountId, userId: by, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, now);
+  recordKeyEvent(em, 'api_key.created', created.record, now);
+  await em.flush();
+  return created;
+}
+
+async function insertKey(em: EntityManager, hashSecret: string, spec: NewKey, now: Date): Promise<{ key: string; record: ApiKey }> {
   const account = await em.findOne(Account, { id: spec.accountId });
   if (!account) throw new NotFoundError(`No account with id ${spec.accountId}.`);
   if (!(await currentSubscription(em, account.id, now))) throw new NoActivePlanError();
@@ -38,7 +60,6 @@ export async function createKey(em: EntityManager, hashSecret: string, spec: New
     createdAt: now,
     expiresAt: spec.expiresAt ?? null,
   });
-  await em.flush();
   return { key, record };
 }
 
@@ -47,14 +68,16 @@ export async function listKeys(em: EntityManager, accountId?: string): Promise<A
 }
 
 /** Revokes a key; with `accountId`, only a key of that account (another account's key is not found). */
-export async function revokeKey(em: EntityManager, keyId: string, now: Date, accountId?: string): Promise<ApiKey> {
+export async function revokeKey(em: EntityManager, keyId: string, now: Date, accountId?: string, by: KeyActor = null): Promise<ApiKey> {
   const key = await em.findOne(ApiKey, accountId ? { id: keyId, account: accountId } : { id: keyId });
   if (!key) throw new NotFoundError(`No API key with id ${keyId}.`);
   if (key.status !== 'revoked') {
     key.status = 'revoked';
     key.revokedAt = now;
-    await em.flush();
+    recordKeyEvent(em, 'api_key.revoked', key, now);
   }
+  recordAudit(em, { accountId: key.account.id, userId: by, action: 'key.revoked', subject: key.displayPrefix }, now);
+  await em.flush();
   return key;
 }
 
@@ -62,17 +85,20 @@ export async function revokeKey(em: EntityManager, keyId: string, now: Date, acc
  * Rolls a key: a new key with the same name, environment and restrictions, and the old key kept
  * working for `graceMs` (revoked at once when 0), so that callers can switch without downtime.
  */
-export async function rollKey(em: EntityManager, hashSecret: string, keyId: string, accountId: string, graceMs: number, now: Date): Promise<{ key: string; record: ApiKey; old: ApiKey }> {
+export async function rollKey(em: EntityManager, hashSecret: string, keyId: string, accountId: string, graceMs: number, now: Date, by: KeyActor = null): Promise<{ key: string; record: ApiKey; old: ApiKey }> {
   const old = await em.findOne(ApiKey, { id: keyId, account: accountId });
   if (!old || old.status === 'revoked' || (old.expiresAt && old.expiresAt <= now)) throw new NotFoundError(`No active API key with id ${keyId}.`);
-  const created = await createKey(em, hashSecret, { accountId, name: old.name, environment: old.environment, readOnly: old.readOnly, allowedIps: old.allowedIps, expiresAt: old.expiresAt }, now);
+  const created = await insertKey(em, hashSecret, { accountId, name: old.name, environment: old.environment, readOnly: old.readOnly, allowedIps: old.allowedIps, expiresAt: old.expiresAt }, now);
+  recordKeyEvent(em, 'api_key.created', created.record, now);
   if (graceMs === 0) {
     old.status = 'revoked';
     old.revokedAt = now;
+    recordKeyEvent(em, 'api_key.revoked', old, now);
   } else {
     const end = new Date(now.getTime() + graceMs);
     old.expiresAt = old.expiresAt && old.expiresAt < end ? old.expiresAt : end;
   }
+  recordAudit(em, { accountId, userId: by, action: 'key.rolled', subject: old.displayPrefix, detail: { new_key: created.record.displayPrefix, grace_minutes: graceMs / 60_000 } }, now);
   await em.flush();
   return { ...created, old };
 }

@@ -37,7 +37,7 @@ export async function newKey(orm: Orm, options: KeyOptions = {}): Promise<{ key:
 }
 
 /** A plan of the test's own with the given limits, never listed by GET /plans; returns its code. */
-export async function newPlan(orm: Orm, limits: { perMinute: number; perDay: number; perMonth: number }): Promise<string> {
+export async function newPlan(orm: Orm, limits: { perMinute: number; perDay: number; perMonth: number; webhooks?: boolean }): Promise<string> {
   const em = orm.em.fork();
   const id = randomUUID();
   const code = `test-${id.slice(0, 8)}`;
@@ -52,7 +52,7 @@ export async function newPlan(orm: Orm, limits: { perMinute: number; perDay: num
     monthlyQuota: limits.perMonth,
     allowedModels: ['svcai-fast'],
     customKnowledgeBases: false,
-    webhooks: false,
+    webhooks: limits.webhooks ?? false,
     analytics: 'basic',
     support: 'community',
     sortOrder: 900,

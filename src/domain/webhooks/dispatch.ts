@@ -1,0 +1,166 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account, DashboardUser, WebhookAttempt, WebhookDelivery, type WebhookEndpoint } from '../../db/entities.js';
+import type { Mailer } from '../ports/mailer.js';
+import { signingSecrets } from './endpoints.js';
+import { eventBody } from './events.js';
+import { sendAttempt, type AttemptOutcome } from './sender.js';
+import { signatureHeader } from './signing.js';
+import type { WebhookNetwork } from './url-policy.js';
+
+// The outbox relay's two steps, safe to run in any number of processes at once (rows are taken
+// with FOR UPDATE SKIP LOCKED): events become deliveries to the endpoints that want them, and
+// due deliveries are attempted. A taken delivery is leased (its next attempt moved past the
+// attempt's timeout) before the attempt, so a process that dies mid-attempt leaves it to be
+// taken again: delivery is at least once.
+
+export interface DeliverySettings {
+  /** waits after the 1st, 2nd, ... failed attempt; one more attempt than retries */
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  /** an endpoint without a success for this long, with a delivery out of attempts, is disabled */
+  disableAfterMs: number;
+  /** deliveries attempted at once by one process */
+  batch: number;
+}
+
+export interface DeliveryDeps {
+  network: WebhookNetwork;
+  mailer: Mailer;
+  settings: DeliverySettings;
+  now: () => Date;
+  /** hears endpoints disabled and mails that could not be sent */
+  log: { info(o: object, msg: string): void; warn(o: object, msg: string): void };
+}
+
+const FAN_OUT = `with picked as (
+    select id, account_id, type, created_at from webhook_event where dispatched_at is null order by created_at limit 200 for update skip locked),
+  made as (
+    insert into webhook_delivery (id, endpoint_id, event_id, state, attempt_count, next_attempt_at, created_at)
+      select gen_random_uuid(), e.id, p.id, 'pending', 0, ?, ? from picked p
+        join webhook_endpoint e on e.account_id = p.account_id and e.enabled and p.type = any(e.event_types) and e.created_at <= p.created_at)
+  update webhook_event w set dispatched_at = ? from picked p where w.id = p.id`;
+
+/**
+ * Turns undispatched events into deliveries, in one statement (so in one transaction); returns
+ * how many events. An endpoint gets the events of its types that happened once it existed.
+ */
+export async function dispatchEvents(em: EntityManager, now: Date): Promise<number> {
+  const result = await em.getConnection().execute<{ affectedRows: number }>(FAN_OUT, [now, now, now], 'run');
+  return result.affectedRows;
+}
+
+/** How long events, their deliveries and attempts are kept (the contract's delivery log). */
+export const RETENTION_MS = 30 * 86_400_000;
+
+/** Deletes events older than RETENTION_MS with their deliveries and attempts (on delete cascade); returns how many events. */
+export async function pruneEvents(em: EntityManager, now: Date): Promise<number> {
+  const result = await em.getConnection().execute<{ affectedRows: number }>('delete from webhook_event where created_at < ?', [new Date(now.getTime() - RETENTION_MS)], 'run');
+  return result.affectedRows;
+}
+
+const CLAIM = `update webhook_delivery set next_attempt_at = ? where id in (
+    select id from webhook_delivery where state = 'pending' and next_attempt_at <= ? order by next_attempt_at limit ? for update skip locked)
+  returning id`;
+
+/** Takes up to `batch` due deliveries (leased), attempts them at once, and records each outcome; returns how many. */
+export async function deliverDue(em: EntityManager, deps: DeliveryDeps): Promise<number> {
+  const now = deps.now();
+  // the lease outlasts one attempt, so that nobody else takes the delivery meanwhile
+  const lease = new Date(now.getTime() + deps.settings.timeoutMs + 30_000);
+  const claimed: { id: string }[] = await em.getConnection().execute(CLAIM, [lease, now, deps.settings.batch]);
+  await Promise.all(claimed.map(({ id }) => deliverOne(em.fork(), id, deps)));
+  return claimed.length;
+}
+
+async function deliverOne(em: EntityManager, deliveryId: string, deps: DeliveryDeps): Promise<void> {
+  const delivery = await em.findOne(WebhookDelivery, { id: deliveryId }, { populate: ['endpoint', 'event'] });
+  if (!delivery || delivery.state !== 'pending') return;
+  const endpoint = delivery.endpoint;
+  if (!endpoint.enabled) {
+    // a disabled endpoint receives nothing more, retries included
+    delivery.state = 'failed';
+    delivery.nextAttemptAt = null;
+    await em.flush();
+    return;
+  }
+  const attemptedAt = deps.now();
+  const body = eventBody(delivery.event);
+  const headers = {
+    'webhook-id': delivery.event.id,
+    'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
+    'webhook-signature': signatureHeader(signingSecrets(endpoint, attemptedAt), delivery.event.id, attemptedAt, body),
+  };
+  const outcome = await sendAttempt(endpoint.url, deps.network, headers, body, deps.settings.timeoutMs);
+  const disabled = record(em, delivery, outcome, attemptedAt, deps);
+  await em.flush();
+  if (disabled) {
+    deps.log.info({ endpoint: endpoint.id, reason: endpoint.disabledReason }, 'webhook endpoint disabled');
+    if (disabled === 'failing') await mailOwner(em, endpoint, deps);
+  }
+}
+
+/** Writes the attempt and what follows from it; returns why the endpoint was disabled, if it was. */
+function record(em: EntityManager, delivery: WebhookDelivery, outcome: AttemptOutcome, attemptedAt: Date, deps: DeliveryDeps): 'gone' | 'failing' | null {
+  const endpoint = delivery.endpoint;
+  const finished = deps.now();
+  em.create(WebhookAttempt, {
+    delivery,
+    attemptedAt,
+    status: outcome.status,
+    responseTimeMs: outcome.responseTimeMs,
+    responseBody: outcome.responseBody,
+    error: outcome.error,
+  });
+  delivery.attemptCount += 1;
+  if (outcome.ok) {
+    delivery.state = 'succeeded';
+    delivery.nextAttemptAt = null;
+    endpoint.failingSince = null;
+    return null;
+  }
+  endpoint.failingSince ??= attemptedAt;
+  if (outcome.status === 410) {
+    delivery.state = 'failed';
+    delivery.nextAttemptAt = null;
+    return disable(endpoint, 'gone', finished);
+  }
+  const wait = deps.settings.retryScheduleMs[delivery.attemptCount - 1];
+  if (wait !== undefined) {
+    delivery.nextAttemptAt = new Date(finished.getTime() + wait);
+    return null;
+  }
+  delivery.state = 'failed';
+  delivery.nextAttemptAt = null;
+  if (finished.getTime() - endpoint.failingSince.getTime() >= deps.settings.disableAfterMs) return disable(endpoint, 'failing', finished);
+  return null;
+}
+
+function disable(endpoint: WebhookEndpoint, reason: 'gone' | 'failing', now: Date): 'gone' | 'failing' {
+  endpoint.enabled = false;
+  endpoint.disabledReason = reason;
+  endpoint.updatedAt = now;
+  return reason;
+}
+
+/** Tells the account's dashboard users (or its contact address) that an endpoint was disabled; a mail failure is logged, never retried. */
+async function mailOwner(em: EntityManager, endpoint: WebhookEndpoint, deps: DeliveryDeps): Promise<void> {
+  const accountId = endpoint.account.id;
+  const users = await em.find(DashboardUser, { account: accountId });
+  const account = await em.findOne(Account, { id: accountId });
+  const addresses = users.length ? users.map((u) => u.email) : account?.email ? [account.email] : [];
+  for (const to of addresses) {
+    try {
+      await deps.mailer.send({
+        to,
+        subject: 'A webhook endpoint was disabled',
+        text:
+          `Your webhook endpoint ${endpoint.url} (id ${endpoint.id}) has accepted no event since ${endpoint.failingSince?.toISOString() ?? 'a while'}, ` +
+          'and an event could not be delivered after every retry, so it has been disabled: nothing more is sent to it.\n\n' +
+          'Once the endpoint answers again, enable it (PATCH /api/v1/dev/webhooks/endpoints/' + endpoint.id + ' with {"enabled": true}) ' +
+          'and redeliver the events you missed from its delivery log.\n',
+      });
+    } catch (error) {
+      deps.log.warn({ err: error, endpoint: endpoint.id }, 'could not mail the owner of a disabled webhook endpoint');
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import { checkUrl, isPublicAddress, UnsafeUrlError } from '../attachments/address-policy.js';
+import { resolveAndCheck, systemResolver, type Resolver } from '../attachments/safe-fetch.js';
+import { InvalidRequestError } from '../errors.js';
+
+// Webhook URLs follow the attachments' address policy: HTTPS, no credentials, and a host whose
+// every resolved address is public; checked when an endpoint is saved and again at each delivery,
+// which connects to the address that was checked.
+
+/** How the service reaches endpoints. Production: the system resolver, public addresses, the default CAs. */
+export interface WebhookNetwork {
+  resolver: Resolver;
+  isAllowedAddress: (ip: string, hostname: string) => boolean;
+  /** extra trusted certificates (PEM), besides Node's default CAs; undefined for the defaults */
+  ca?: string;
+}
+
+export const publicNetwork: WebhookNetwork = { resolver: systemResolver, isAllowedAddress: isPublicAddress };
+
+/**
+ * TEST ONLY: host names ending in `suffix` resolve to 127.0.0.1 and may be reached there; every
+ * other name follows the public policy. Made only from WEBHOOKS_TEST_LOOPBACK_SUFFIX (unset by default).
+ */
+export function loopbackTestNetwork(suffix: string, ca?: string): WebhookNetwork {
+  const isTestHost = (host: string) => host.endsWith(suffix);
+  return {
+    resolver: (host) => (isTestHost(host) ? Promise.resolve(['127.0.0.1']) : systemResolver(host)),
+    isAllowedAddress: (ip, host) => (ip === '127.0.0.1' && isTestHost(host)) || isPublicAddress(ip),
+    ca,
+  };
+}
+
+/** The address to connect to for `raw`; throws UnsafeUrlError when the policy refuses it. */
+export async function checkedAddress(raw: string, network: WebhookNetwork): Promise<{ url: URL; address: string }> {
+  const url = checkUrl(raw);
+  return { url, address: await resolveAndCheck(url, network.resolver, network.isAllowedAddress) };
+}
+
+/** Refuses a URL an endpoint may not have, with the answer the contract documents (400 naming the field). */
+export async function checkEndpointUrl(raw: string, network: WebhookNetwork): Promise<string> {
+  try {
+    return (await checkedAddress(raw, network)).url.href;
+  } catch (error) {
+    if (!(error instanceof UnsafeUrlError) && !isLookupFailure(error)) throw error;
+    const message = `'${raw.slice(0, 200)}' is not allowed: only HTTPS URLs to hosts with public addresses are`;
+    throw new InvalidRequestError(`Field 'url': ${message}.`, [{ path: 'url', message }]);
+  }
+}
+
+function isLookupFailure(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  return code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA';
+}

@@ -1,0 +1,9 @@
+import { sendTestEvent } from '../domain/webhooks/deliveries.js';
+import { checkWebhooksAllowed } from '../domain/webhooks/endpoints.js';
+import type { Handler } from './types.js';
+import { deliveryView } from './webhook-views.js';
+
+export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ params, principal, em, now }) => {
+  checkWebhooksAllowed(principal);
+  return { status: 202, body: deliveryView(await sendTestEvent(em, principal.accountId, params.endpoint_id, now)) };
+};

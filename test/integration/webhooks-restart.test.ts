@@ -1,0 +1,47 @@
+import { beforeAll, expect, test } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { newKey } from './support/accounts.js';
+import { apiClient } from './support/contract.js';
+import { startServerProcess } from './support/server-process.js';
+import { connectDatabase } from './support/server.js';
+import { answer, startReceiver, verified, type Receiver } from './support/webhook-receiver.js';
+
+// The outbox holds an event from the commit of its change until a process delivers it: a server
+// process killed (SIGKILL) after committing an event and before delivering it loses nothing, and
+// the event arrives, once, when a server process is back.
+
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+
+test('an event committed by a process killed before delivering it arrives once a process is back', async () => {
+  const orm = await connectDatabase();
+  const { key } = await newKey(orm, { plan: 'pro' });
+  const path = '/hook/restart';
+  receiver.route(path, answer(200, 'ok'));
+  const env = { WEBHOOKS_TEST_LOOPBACK_SUFFIX: '.test', WEBHOOK_CA_FILE: receiver.caFile };
+  // the relay polls at start, then not for a minute: long after this process is killed
+  const first = await startServerProcess({ ...env, WEBHOOK_POLL_MS: '60000' });
+  const created = await apiClient(first.url, key).POST('/api/v1/dev/webhooks/endpoints', { body: { url: receiver.url(path), event_types: ['api_key.created'] } });
+  expect(created.response.status).toBe(201);
+  const { endpoint, secret } = created.data!;
+  const sent = await apiClient(first.url, key).POST('/api/v1/dev/webhooks/endpoints/{endpoint_id}/test', { params: { path: { endpoint_id: endpoint.id } } });
+  expect(sent.response.status).toBe(202);
+  first.child.kill('SIGKILL');
+  expect((await first.finished).signal).toBe('SIGKILL');
+  await sleep(500);
+  expect(receiver.received).toEqual([]);
+
+  const second = await startServerProcess({ ...env, WEBHOOK_POLL_MS: '100' });
+  const [request] = await receiver.waitFor(path, 1);
+  expect(request!.headers['webhook-id']).toBe(sent.data!.event_id);
+  expect(verified(request!, secret)).toMatchObject({ type: 'webhook.test', data: { endpoint_id: endpoint.id } });
+  // delivered once: the delivery is finished, nothing more arrives
+  await sleep(1_000);
+  expect(receiver.received).toHaveLength(1);
+  const log = await apiClient(second.url, key).GET('/api/v1/dev/webhooks/endpoints/{endpoint_id}/deliveries', { params: { path: { endpoint_id: endpoint.id } } });
+  expect(log.data!.data.map((d) => [d.state, d.attempt_count])).toEqual([['succeeded', 1]]);
+  await second.stop();
+});

@@ -1,0 +1,435 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { pino } from 'pino';
+import { systemClock } from '../../src/clock.js';
+import { pruneEvents } from '../../src/domain/webhooks/dispatch.js';
+import { recordEvent } from '../../src/domain/webhooks/events.js';
+import { WebhookWorker } from '../../src/jobs/webhook-worker.js';
+import { newKey, newPlan } from './support/accounts.js';
+import { onCleanup } from './support/cleanup.js';
+import { apiClient, sendRaw, type Schemas } from './support/contract.js';
+import { DashboardBrowser, mailTo, uniqueEmail } from './support/dashboard.js';
+import { startServer, testServices, type TestServer } from './support/server.js';
+import { answer, startReceiver, verified, type Receiver } from './support/webhook-receiver.js';
+
+// Webhooks end to end: endpoints over the API, events from the changes they report, delivered by
+// the outbox relay to real HTTPS receivers on loopback that verify each signature with the
+// Standard Webhooks reference code. The retry schedule is shortened (two retries 300 ms apart),
+// one attempt may take 1 s, and an endpoint out of attempts is disabled at once.
+
+let receiver: Receiver;
+let server: TestServer;
+
+const ENDPOINTS = '/api/v1/dev/webhooks/endpoints' as const;
+const ENDPOINT = '/api/v1/dev/webhooks/endpoints/{endpoint_id}' as const;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  const services = testServices({}, {
+    WEBHOOKS_TEST_LOOPBACK_SUFFIX: '.test',
+    WEBHOOK_CA_FILE: receiver.caFile,
+    WEBHOOK_RETRY_SCHEDULE_MS: '300,300',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_DISABLE_AFTER_MS: '0',
+    WEBHOOK_POLL_MS: '50',
+    SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000',
+  });
+  server = await startServer({ services });
+  const worker = new WebhookWorker(server.orm, services, systemClock, pino({ level: 'silent' }));
+  worker.start();
+  onCleanup(() => worker.stop());
+});
+
+let paths = 0;
+/** A receiver path of its own for each endpoint, answering `respond` (200 by default). */
+function receiverPath(respond = answer(200, 'ok')): string {
+  const path = `/hook/${++paths}`;
+  receiver.route(path, respond);
+  return path;
+}
+
+async function createEndpoint(key: string, path: string, eventTypes: Schemas['WebhookEventType'][] = ['api_key.created']) {
+  const { response, data } = await apiClient(server.url, key).POST(ENDPOINTS, { body: { url: receiver.url(path), event_types: eventTypes, description: 'test receiver' } });
+  expect(response.status).toBe(201);
+  return data!;
+}
+
+async function sendTest(key: string, endpointId: string) {
+  const { response, data } = await apiClient(server.url, key).POST('/api/v1/dev/webhooks/endpoints/{endpoint_id}/test', { params: { path: { endpoint_id: endpointId } } });
+  expect(response.status).toBe(202);
+  return data!;
+}
+
+async function deliveries(key: string, endpointId: string, query: { limit?: number; cursor?: string } = {}) {
+  const { response, data } = await apiClient(server.url, key).GET('/api/v1/dev/webhooks/endpoints/{endpoint_id}/deliveries', { params: { path: { endpoint_id: endpointId }, query } });
+  expect(response.status).toBe(200);
+  return data!;
+}
+
+/** The endpoint's deliveries once `done` holds for them (the relay works in the background). */
+async function settled(key: string, endpointId: string, done: (list: Schemas['WebhookDelivery'][]) => boolean, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const list = (await deliveries(key, endpointId, { limit: 100 })).data;
+    if (done(list)) return list;
+    if (Date.now() > deadline) throw new Error(`deliveries did not settle: ${JSON.stringify(list)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The dashboard's CSRF header of a signed-in browser. */
+function csrf(browser: DashboardBrowser): { 'X-CSRF-Token': string } {
+  return { 'X-CSRF-Token': browser.csrf! };
+}
+
+async function endpointOf(key: string, endpointId: string) {
+  return (await apiClient(server.url, key).GET(ENDPOINT, { params: { path: { endpoint_id: endpointId } } })).data!;
+}
+
+describe('webhook endpoints over the API', () => {
+  test('plans without webhooks answer 403 forbidden naming the plan, on every operation', async () => {
+    for (const plan of ['free', 'starter']) {
+      const { key } = await newKey(server.orm, { plan });
+      const res = await sendRaw(server.url, 'listWebhookEndpoints', { key });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ error: { code: 'forbidden', message: `This API key does not have permission to access this resource: webhooks are not included in the ${plan === 'free' ? 'Free' : 'Starter'} plan.` } });
+      const created = await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: receiver.url('/x'), event_types: ['api_key.created'] }) });
+      expect(created.status).toBe(403);
+    }
+  });
+
+  test('a read-only key may list and read, never create, change or delete', async () => {
+    const { key, accountId } = await newKey(server.orm, { plan: 'pro' });
+    const endpoint = await createEndpoint(key, receiverPath());
+    const reader = (await newKey(server.orm, { plan: 'pro', accountId, readOnly: true })).key;
+    expect((await sendRaw(server.url, 'listWebhookEndpoints', { key: reader })).status).toBe(200);
+    expect((await sendRaw(server.url, 'getWebhookEndpoint', { key: reader, path: { endpoint_id: endpoint.endpoint.id } })).status).toBe(200);
+    const json = { 'Content-Type': 'application/json' };
+    const writes = [
+      await sendRaw(server.url, 'createWebhookEndpoint', { key: reader, headers: json, body: JSON.stringify({ url: receiver.url('/x'), event_types: ['api_key.created'] }) }),
+      await sendRaw(server.url, 'updateWebhookEndpoint', { key: reader, path: { endpoint_id: endpoint.endpoint.id }, headers: json, body: JSON.stringify({ enabled: false }) }),
+      await sendRaw(server.url, 'deleteWebhookEndpoint', { key: reader, path: { endpoint_id: endpoint.endpoint.id } }),
+      await sendRaw(server.url, 'rotateWebhookSecret', { key: reader, path: { endpoint_id: endpoint.endpoint.id } }),
+    ];
+    for (const res of writes) {
+      expect(res.status).toBe(403);
+      expect((res.body as Schemas['Error']).error.message).toMatch(/read-only/);
+    }
+  });
+
+  test('create, get, list, update and delete; the secret is shown only at creation', async () => {
+    const { key } = await newKey(server.orm, { plan: 'enterprise' });
+    const client = apiClient(server.url, key);
+    const created = await createEndpoint(key, receiverPath(), ['api_key.created', 'usage.threshold_reached']);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+    expect(created.endpoint).toMatchObject({ url: receiver.url(`/hook/${paths}`), event_types: ['api_key.created', 'usage.threshold_reached'], enabled: true, disabled_reason: null, description: 'test receiver' });
+    const id = created.endpoint.id;
+    const got = await endpointOf(key, id);
+    expect(got).toEqual(created.endpoint);
+    expect(JSON.stringify(got)).not.toContain('whsec_');
+    expect((await client.GET(ENDPOINTS)).data!.data.map((e) => e.id)).toEqual([id]);
+
+    const changed = await client.PATCH(ENDPOINT, { params: { path: { endpoint_id: id } }, body: { event_types: ['subscription.cancelled'], description: 'renamed', enabled: false } });
+    expect(changed.data).toMatchObject({ event_types: ['subscription.cancelled'], description: 'renamed', enabled: false, disabled_reason: 'manual' });
+    const enabled = await client.PATCH(ENDPOINT, { params: { path: { endpoint_id: id } }, body: { enabled: true } });
+    expect(enabled.data).toMatchObject({ enabled: true, disabled_reason: null });
+
+    expect((await client.DELETE(ENDPOINT, { params: { path: { endpoint_id: id } } })).response.status).toBe(204);
+    expect((await client.GET(ENDPOINT, { params: { path: { endpoint_id: id } } })).response.status).toBe(404);
+    expect((await client.GET(ENDPOINTS)).data!.data).toEqual([]);
+  });
+
+  test('URLs that are not HTTPS to a public address are refused with 400, at creation and on update', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const client = apiClient(server.url, key);
+    for (const url of ['http://receiver.test/hook', 'https://127.0.0.1/hook', 'https://10.0.0.5/hook', 'https://localhost/hook', 'https://user:pw@receiver.test/hook', 'https://169.254.169.254/latest']) {
+      const { response, error } = await client.POST(ENDPOINTS, { body: { url, event_types: ['api_key.created'] } });
+      expect({ url, status: response.status }).toEqual({ url, status: 400 });
+      expect((error as Schemas['Detail']).detail).toMatch(/^Field 'url': .* only HTTPS URLs to hosts with public addresses are\.$/);
+    }
+    const endpoint = await createEndpoint(key, receiverPath());
+    const { response } = await client.PATCH(ENDPOINT, { params: { path: { endpoint_id: endpoint.endpoint.id } }, body: { url: 'https://192.168.1.1/hook' } });
+    expect(response.status).toBe(400);
+    expect((await endpointOf(key, endpoint.endpoint.id)).url).toBe(endpoint.endpoint.url);
+  });
+
+  test('bad bodies, ids and cursors answer their documented 4xx, never 500', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const json = { 'Content-Type': 'application/json' };
+    const bad = [
+      await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body: JSON.stringify({ url: receiver.url('/x'), event_types: ['webhook.test'] }) }),
+      await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body: JSON.stringify({ url: receiver.url('/x'), event_types: [] }) }),
+      await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body: JSON.stringify({ url: receiver.url('/x'), event_types: ['api_key.created'], secret: 'mine' }) }),
+      await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body: '{"url": ' }),
+    ];
+    expect(bad.map((r) => r.status)).toEqual([400, 400, 400, 400]);
+    const id = (await createEndpoint(key, receiverPath())).endpoint.id;
+    expect((await sendRaw(server.url, 'getWebhookEndpoint', { key, path: { endpoint_id: 'not-a-uuid' } })).status).toBe(404);
+    expect((await sendRaw(server.url, 'redeliverWebhook', { key, path: { endpoint_id: id, delivery_id: 'nope' } })).status).toBe(404);
+    const withQuery = (query: string) => fetch(`${server.url}${ENDPOINTS}/${id}/deliveries?${query}`, { headers: { 'X-API-Key': key } });
+    for (const query of ['limit=0', 'limit=101', 'limit=two', 'cursor=garbage']) {
+      const res = await withQuery(query);
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+    }
+  });
+});
+
+describe('delivery', () => {
+  test('a test event arrives signed (verified by the reference code) and the delivery log shows the attempt with a truncated body', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const path = receiverPath(answer(200, 'x'.repeat(3000)));
+    const { endpoint, secret } = await createEndpoint(key, path);
+    const delivery = await sendTest(key, endpoint.id);
+    expect(delivery).toMatchObject({ endpoint_id: endpoint.id, event_type: 'webhook.test', state: 'pending', attempt_count: 0, attempts: [] });
+    const [request] = await receiver.waitFor(path, 1);
+    expect(request!.headers['webhook-id']).toBe(delivery.event_id);
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(verified(request!, secret)).toMatchObject({ type: 'webhook.test', data: { endpoint_id: endpoint.id } });
+    const [logged] = await settled(key, endpoint.id, (list) => list[0]?.state === 'succeeded');
+    expect(logged).toMatchObject({ id: delivery.id, state: 'succeeded', attempt_count: 1, next_attempt_at: null });
+    expect(logged!.attempts).toHaveLength(1);
+    expect(logged!.attempts[0]).toMatchObject({ status: 200, error: null, response_body: 'x'.repeat(2048) });
+    expect(logged!.attempts[0]!.response_time_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  test('a failing receiver gets the retries of the schedule, then the endpoint is disabled and its owner emailed', async () => {
+    const email = uniqueEmail('webhook-owner');
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(email);
+    expect((await browser.client.POST('/dashboard/api/subscription', { params: { header: csrf(browser) }, body: { plan: 'pro', trial: true } })).response.status).toBe(200);
+    const created = await browser.client.POST('/dashboard/api/keys', { params: { header: csrf(browser) }, body: { name: 'hooks' } });
+    const key = created.data!.key;
+    const path = receiverPath(answer(500, 'broken'));
+    const { endpoint } = await createEndpoint(key, path);
+    await sendTest(key, endpoint.id);
+    const requests = await receiver.waitFor(path, 3);
+    // the same event every time: one webhook-id
+    expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    const [failed] = await settled(key, endpoint.id, (list) => list[0]?.state === 'failed');
+    expect(failed!.attempts.map((a) => [a.status, a.error])).toEqual([[500, 'the endpoint answered HTTP 500'], [500, 'the endpoint answered HTTP 500'], [500, 'the endpoint answered HTTP 500']]);
+    const attemptTimes = failed!.attempts.map((a) => Date.parse(a.attempted_at));
+    expect(attemptTimes[1]! - attemptTimes[0]!).toBeGreaterThanOrEqual(300);
+    expect(attemptTimes[2]! - attemptTimes[1]!).toBeGreaterThanOrEqual(300);
+    expect(await endpointOf(key, endpoint.id)).toMatchObject({ enabled: false, disabled_reason: 'failing' });
+    const deadline = Date.now() + 10_000;
+    let mails = await mailTo(email);
+    while (!mails.some((m) => m.subject === 'A webhook endpoint was disabled') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      mails = await mailTo(email);
+    }
+    expect(mails.find((m) => m.subject === 'A webhook endpoint was disabled')?.text).toContain(endpoint.url);
+    // disabled: a test event is refused, nothing more is sent
+    expect((await sendRaw(server.url, 'sendWebhookTest', { key, path: { endpoint_id: endpoint.id } })).status).toBe(409);
+  });
+
+  test('410 Gone disables the endpoint at once, without retries', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const path = receiverPath(answer(410, 'gone'));
+    const { endpoint } = await createEndpoint(key, path);
+    await sendTest(key, endpoint.id);
+    const [delivery] = await settled(key, endpoint.id, (list) => list[0]?.state === 'failed');
+    expect(delivery!.attempts.map((a) => a.status)).toEqual([410]);
+    expect(await endpointOf(key, endpoint.id)).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
+  });
+
+  test('a redirect is not followed and counts as a failed attempt', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const target = receiverPath();
+    const path = receiverPath(answer(302, '', { Location: receiver.url(target) }));
+    const { endpoint } = await createEndpoint(key, path);
+    await sendTest(key, endpoint.id);
+    const [delivery] = await settled(key, endpoint.id, (list) => list[0]?.state === 'failed');
+    expect(delivery!.attempts).toHaveLength(3);
+    expect(delivery!.attempts[0]).toMatchObject({ status: 302, error: 'the endpoint answered a redirect (HTTP 302), which is not followed' });
+    expect(receiver.received.filter((r) => r.path === target)).toEqual([]);
+  });
+
+  test('a receiver that does not answer in time is a failed attempt', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    // reads the request, then never answers
+    const path = receiverPath(() => undefined);
+    const { endpoint } = await createEndpoint(key, path);
+    await sendTest(key, endpoint.id);
+    const [delivery] = await settled(key, endpoint.id, (list) => list[0]?.state === 'failed', 20_000);
+    expect(delivery!.attempts.map((a) => [a.status, a.error])).toEqual([1, 2, 3].map(() => [null, 'no answer within 1000 ms']));
+    for (const attempt of delivery!.attempts) expect(attempt.response_time_ms).toBeGreaterThanOrEqual(900);
+  });
+
+  test('after a rotation both secrets verify each event for the grace period', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const path = receiverPath();
+    const { endpoint, secret: before } = await createEndpoint(key, path);
+    const rotated = await apiClient(server.url, key).POST('/api/v1/dev/webhooks/endpoints/{endpoint_id}/rotate-secret', { params: { path: { endpoint_id: endpoint.id } } });
+    expect(rotated.response.status).toBe(200);
+    const after = rotated.data!.secret;
+    expect(after).not.toBe(before);
+    expect(Date.parse(rotated.data!.endpoint.previous_secret_expires_at!) - Date.parse(rotated.data!.endpoint.secret_rotated_at!)).toBe(24 * 3_600_000);
+    await sendTest(key, endpoint.id);
+    const [request] = await receiver.waitFor(path, 1);
+    expect(request!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(verified(request!, before).type).toBe('webhook.test');
+    expect(verified(request!, after).type).toBe('webhook.test');
+  });
+
+  test('a redelivery sends the same event again (same webhook-id) as a new delivery; pages of the log follow the cursor', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const path = receiverPath();
+    const { endpoint, secret } = await createEndpoint(key, path);
+    const first = await sendTest(key, endpoint.id);
+    await receiver.waitFor(path, 1);
+    const again = await apiClient(server.url, key).POST('/api/v1/dev/webhooks/endpoints/{endpoint_id}/deliveries/{delivery_id}/redeliver', { params: { path: { endpoint_id: endpoint.id, delivery_id: first.id } } });
+    expect(again.response.status).toBe(202);
+    expect(again.data).toMatchObject({ event_id: first.event_id, state: 'pending' });
+    expect(again.data!.id).not.toBe(first.id);
+    const requests = await receiver.waitFor(path, 2);
+    expect(requests.map((r) => r.headers['webhook-id'])).toEqual([first.event_id, first.event_id]);
+    expect(requests.map((r) => verified(r, secret).type)).toEqual(['webhook.test', 'webhook.test']);
+    await sendTest(key, endpoint.id);
+    await settled(key, endpoint.id, (list) => list.length === 3 && list.every((d) => d.state === 'succeeded'));
+    const page1 = await deliveries(key, endpoint.id, { limit: 2 });
+    expect(page1.data).toHaveLength(2);
+    expect(page1.next_cursor).not.toBeNull();
+    const page2 = await deliveries(key, endpoint.id, { limit: 2, cursor: page1.next_cursor! });
+    expect(page2.data).toHaveLength(1);
+    expect(page2.next_cursor).toBeNull();
+    expect(page2.data[0]!.id).toBe(first.id);
+    expect(new Set([...page1.data, ...page2.data].map((d) => d.id)).size).toBe(3);
+  });
+});
+
+describe('isolation', () => {
+  test("one account never sees or changes another's endpoints or deliveries, on any operation", async () => {
+    const owner = await newKey(server.orm, { plan: 'pro' });
+    const other = (await newKey(server.orm, { plan: 'enterprise' })).key;
+    const path = receiverPath();
+    const { endpoint } = await createEndpoint(owner.key, path);
+    const delivery = await sendTest(owner.key, endpoint.id);
+    await receiver.waitFor(path, 1);
+    const ids = { endpoint_id: endpoint.id };
+    const json = { 'Content-Type': 'application/json' };
+    const attempts = {
+      getWebhookEndpoint: await sendRaw(server.url, 'getWebhookEndpoint', { key: other, path: ids }),
+      updateWebhookEndpoint: await sendRaw(server.url, 'updateWebhookEndpoint', { key: other, path: ids, headers: json, body: JSON.stringify({ enabled: false }) }),
+      rotateWebhookSecret: await sendRaw(server.url, 'rotateWebhookSecret', { key: other, path: ids }),
+      sendWebhookTest: await sendRaw(server.url, 'sendWebhookTest', { key: other, path: ids }),
+      listWebhookDeliveries: await sendRaw(server.url, 'listWebhookDeliveries', { key: other, path: ids }),
+      redeliverWebhook: await sendRaw(server.url, 'redeliverWebhook', { key: other, path: { ...ids, delivery_id: delivery.id } }),
+      deleteWebhookEndpoint: await sendRaw(server.url, 'deleteWebhookEndpoint', { key: other, path: ids }),
+    };
+    for (const [operation, res] of Object.entries(attempts)) {
+      expect({ operation, status: res.status, body: res.body }).toEqual({ operation, status: 404, body: { detail: `No webhook endpoint with id ${endpoint.id}.` } });
+    }
+    expect((await apiClient(server.url, other).GET(ENDPOINTS)).data!.data).toEqual([]);
+    // the owner's endpoint is untouched, and got nothing more
+    expect(await endpointOf(owner.key, endpoint.id)).toEqual(endpoint);
+    expect((await deliveries(owner.key, endpoint.id)).data).toHaveLength(1);
+    // another endpoint's delivery, even of the same account, is not this endpoint's
+    const second = await createEndpoint(owner.key, receiverPath());
+    expect((await sendRaw(server.url, 'redeliverWebhook', { key: owner.key, path: { endpoint_id: second.endpoint.id, delivery_id: delivery.id } })).status).toBe(404);
+  });
+});
+
+describe('events', () => {
+  test('keys created, rolled and revoked and subscription changes in the dashboard each send their event', async () => {
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(uniqueEmail('webhook-events'));
+    expect((await browser.client.POST('/dashboard/api/subscription', { params: { header: csrf(browser) }, body: { plan: 'pro', trial: true } })).response.status).toBe(200);
+    const key = (await browser.client.POST('/dashboard/api/keys', { params: { header: csrf(browser) }, body: { name: 'manager' } })).data!.key;
+    const path = receiverPath();
+    const { secret } = await createEndpoint(key, path, ['api_key.created', 'api_key.revoked', 'subscription.activated', 'subscription.updated', 'subscription.cancelled']);
+
+    const made = (await browser.client.POST('/dashboard/api/keys', { params: { header: csrf(browser) }, body: { name: 'school site' } })).data!.api_key;
+    const rolled = (await browser.client.POST('/dashboard/api/keys/{key_id}/roll', { params: { path: { key_id: made.id }, header: csrf(browser) }, body: { grace_minutes: 0 } })).data!.api_key;
+    expect((await browser.client.POST('/dashboard/api/keys/{key_id}/revoke', { params: { path: { key_id: rolled.id }, header: csrf(browser) } })).response.status).toBe(200);
+    expect((await browser.client.POST('/dashboard/api/subscription', { params: { header: csrf(browser) }, body: { plan: 'free' } })).response.status).toBe(200);
+    expect((await browser.client.POST('/dashboard/api/subscription/cancel', { params: { header: csrf(browser) } })).response.status).toBe(200);
+
+    const events = (await receiver.waitFor(path, 6)).map((r) => verified(r, secret));
+    const summary = events.map((e) => [e.type, (e.data.api_key as { id?: string } | undefined)?.id ?? e.data.plan]);
+    expect(summary).toEqual(expect.arrayContaining([
+      ['api_key.created', made.id],
+      ['api_key.created', rolled.id],
+      ['api_key.revoked', made.id],
+      ['api_key.revoked', rolled.id],
+      ['subscription.updated', 'free'],
+      ['subscription.cancelled', 'free'],
+    ]));
+    expect(events).toHaveLength(6);
+    expect(events.find((e) => e.type === 'api_key.revoked' && (e.data.api_key as { id: string }).id === rolled.id)?.data.api_key).toMatchObject({ state: 'revoked', name: 'school site' });
+    // the audit log still records each change once, with who made it
+    const audit = (await browser.client.GET('/dashboard/api/audit-log')).data!;
+    expect(JSON.stringify(audit)).toContain('key.rolled');
+  });
+
+  test('a new subscription sends subscription.activated', async () => {
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(uniqueEmail('webhook-activated'));
+    expect((await browser.client.POST('/dashboard/api/subscription', { params: { header: csrf(browser) }, body: { plan: 'pro', trial: true } })).response.status).toBe(200);
+    const key = (await browser.client.POST('/dashboard/api/keys', { params: { header: csrf(browser) }, body: { name: 'manager' } })).data!.key;
+    const path = receiverPath();
+    const { secret } = await createEndpoint(key, path, ['subscription.activated']);
+    expect((await browser.client.POST('/dashboard/api/subscription/cancel', { params: { header: csrf(browser) } })).response.status).toBe(200);
+    // cancelled, then the Free plan: activated again (the account had no plan)
+    expect((await browser.client.POST('/dashboard/api/subscription', { params: { header: csrf(browser) }, body: { plan: 'free' } })).response.status).toBe(200);
+    const [event] = (await receiver.waitFor(path, 1)).map((r) => verified(r, secret));
+    expect(event).toMatchObject({ type: 'subscription.activated', data: { plan: 'free', state: 'active', current_period_end: null, trial_ends_at: null } });
+  });
+
+  test('usage thresholds send one event each at 50, 80 and 100% of the quota, and a refusal one usage.rate_limited an hour', async () => {
+    const plan = await newPlan(server.orm, { perMinute: 100, perDay: 100, perMonth: 10, webhooks: true });
+    const manager = await newKey(server.orm, { plan });
+    const path = receiverPath();
+    const { secret } = await createEndpoint(manager.key, path, ['usage.threshold_reached', 'usage.rate_limited']);
+    const user = await newKey(server.orm, { plan, accountId: manager.accountId });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await sendRaw(server.url, 'getUsage', { key: user.key })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429, 429]);
+    const events = (await receiver.waitFor(path, 4)).map((r) => verified(r, secret));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received.filter((r) => r.path === path)).toHaveLength(4);
+    const thresholds = events.filter((e) => e.type === 'usage.threshold_reached').map((e) => e.data).sort((a, b) => Number(a.threshold_percent) - Number(b.threshold_percent));
+    expect(thresholds).toEqual([50, 80, 100].map((percent) => ({
+      api_key_id: user.keyId,
+      threshold_percent: percent,
+      monthly_quota: 10,
+      requests_this_period: percent / 10,
+      period_start: new Date().toISOString().slice(0, 8) + '01',
+    })));
+    expect(events.filter((e) => e.type === 'usage.rate_limited').map((e) => e.data)).toEqual([{ api_key_id: user.keyId, code: 'quota_exceeded', limit: 'month' }]);
+  });
+});
+
+describe('the outbox', () => {
+  test('an event is written with the change that records it, and not at all when that change rolls back', async () => {
+    const { accountId } = await newKey(server.orm, { plan: 'pro' });
+    const count = async (marker: string) =>
+      (await server.orm.em.fork().getConnection().execute<{ n: number }[]>("select count(*)::int as n from webhook_event where account_id = ? and data->>'marker' = ?", [accountId, marker]))[0]!.n;
+    await expect(server.orm.em.fork().transactional(async (tx) => {
+      recordEvent(tx, accountId, 'api_key.created', { marker: 'rolled back' }, new Date());
+      await tx.flush();
+      throw new Error('the change failed');
+    })).rejects.toThrow('the change failed');
+    await server.orm.em.fork().transactional((tx) => {
+      recordEvent(tx, accountId, 'api_key.created', { marker: 'committed' }, new Date());
+      return Promise.resolve();
+    });
+    expect([await count('rolled back'), await count('committed')]).toEqual([0, 1]);
+  });
+});
+
+describe('retention', () => {
+  test('events older than 30 days leave with their deliveries and attempts; newer ones stay', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const path = receiverPath();
+    const { endpoint } = await createEndpoint(key, path);
+    const recent = await sendTest(key, endpoint.id);
+    await settled(key, endpoint.id, (list) => list[0]?.state === 'succeeded');
+    // the same event as if made 31 days ago, delivered then
+    const em = server.orm.em.fork();
+    await em.getConnection().execute("update webhook_event set created_at = now() - interval '31 days' where id = ?", [recent.event_id]);
+    const kept = await sendTest(key, endpoint.id);
+    expect(await pruneEvents(em, new Date())).toBeGreaterThanOrEqual(1);
+    expect((await deliveries(key, endpoint.id)).data.map((d) => d.id)).toEqual([kept.id]);
+  });
+});
