@@ -1,4 +1,4 @@
-import { payHereSettings, signInSettings, type Config } from './config.js';
+import { ingestionSettings, payHereSettings, signInSettings, type Config } from './config.js';
 import type { AnsweringServices } from './domain/answering/answer-question.js';
 import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
@@ -20,6 +20,8 @@ export interface Services extends AnsweringServices {
   /** Production always downloads with the strict defaults; only tests construct another fetcher. */
   fetchAttachment: AttachmentFetcher;
   work: WorkerPool;
+  /** reads uploaded documents for the ingestion jobs, with their larger budgets */
+  ingestionWork: WorkerPool;
   mailer: Mailer;
   signIn: SignInSettings;
   /** null when no merchant is configured: paid checkout answers 503 */
@@ -56,6 +58,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
     prices: config.MODEL_PRICES_USD,
     topK: config.RETRIEVAL_TOP_K,
     work: WorkerPool.fromSettings(config),
+    ingestionWork: WorkerPool.withLimits(ingestionSettings(config).pool),
     mailer: new SmtpMailer(config.SMTP_URL, config.MAIL_FROM),
     signIn: signInSettings(config),
     payments: payments ? new PayHereGateway(payments) : null,

@@ -33,6 +33,13 @@ type EventNameOf<Op> = Op extends { responses: { 200: { content: { 'text/event-s
 /** What a handler gets: the validated body, the caller, the request's time and the ways to the data. */
 export interface HandlerInput<K extends ApiOperationId> {
   body: BodyOf<operations[K]>;
+  /** path and query parameters as the contract declares them, checked (query values coerced to their types, defaults filled) */
+  params: PathOf<operations[K]>;
+  query: QueryOf<operations[K]>;
+  /** the header parameters the contract declares for the operation, by lower-cased name, when sent */
+  headers: Record<string, string | undefined>;
+  /** the method and the path as called, e.g. for what an Idempotency-Key stands for */
+  request: { method: string; path: string };
   principal: Principal;
   /** A unit of work, made on first use: the light calls never need one. */
   em: EntityManager;
@@ -68,6 +75,8 @@ export interface ServerSentEvent<K extends ApiOperationId> {
 export type HandlerOutput<K extends ApiOperationId> =
   /** `headers`: response headers the contract declares for the operation's answer */
   | { body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string> }
+  /** another success status the contract documents (201, 202, 204), with its body */
+  | (SuccessOf<operations[K]> & { usage?: RequestUsage; headers?: Record<string, string> })
   /** The answer as events while it is produced; the request's usage is returned at their end. */
   | { events: AsyncGenerator<ServerSentEvent<K>, RequestUsage, undefined> };
 
