@@ -3023,7 +3023,8 @@ export interface components {
         };
         /**
          * @description The request was refused before anything was changed: a body, part or parameter that breaks
-         *     the contract (the `detail` names it and the rule), a `metadata` part that is not a JSON
+         *     the contract (the `detail` names it and the rule; an id in the path that cannot be an id,
+         *     such as one with a `/`), a `metadata` part that is not a JSON
          *     object with the metadata keys and values, a file larger than 52428800 bytes, or an
          *     `Idempotency-Key` already used with a different request. Counted once.
          */
@@ -3391,6 +3392,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["KnowledgeBaseOk"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
@@ -3416,6 +3418,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Deleted"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
@@ -3563,6 +3566,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["DocumentOk"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
@@ -3624,6 +3628,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Deleted"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
