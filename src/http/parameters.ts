@@ -32,7 +32,11 @@ export function checkedParameters(c: OpenApiContext, ctx: Context): CheckedParam
   for (const parameter of declared) {
     if (parameter.in === 'path' && params[parameter.name] !== undefined) values[parameter.name] = params[parameter.name];
     if (parameter.in === 'query' && query[parameter.name] !== undefined) values[parameter.name] = query[parameter.name];
-    if (parameter.in === 'header' && ctx.get(parameter.name) !== '') values[parameter.name.toLowerCase()] = ctx.get(parameter.name);
+    if (parameter.in === 'header') {
+      // a header sent empty is a value the contract may refuse, not an absent one
+      const sent = ctx.headers[parameter.name.toLowerCase()];
+      if (sent !== undefined) values[parameter.name.toLowerCase()] = Array.isArray(sent) ? sent.join(', ') : sent;
+    }
   }
   const validate = (validators as unknown as Record<string, ValidateFunction | undefined>)[c.operation.operationId ?? ''];
   if (validate) {
