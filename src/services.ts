@@ -6,6 +6,8 @@ import { PayHereGateway } from './billing/payhere.js';
 import type { Mailer } from './domain/ports/mailer.js';
 import type { PaymentGateway } from './domain/ports/payment-gateway.js';
 import { PgBossQueue } from './jobs/pg-boss-queue.js';
+import { INGESTION_POLICY } from './jobs/ingestion-worker.js';
+import { INGESTION_QUEUE } from './domain/knowledge-bases/ingestion-job.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { SmtpMailer } from './mail/smtp-mailer.js';
 import { OpenAiEmbedder, type AvailabilityLog } from './providers/openai-embedder.js';
@@ -33,6 +35,8 @@ export interface Services extends AnsweringServices {
 /** `log` hears when the embeddings endpoint fails and returns (the service's logger; commands report on their own). */
 export function createServices(config: Config, log?: AvailabilityLog): Services {
   const payments = payHereSettings(config);
+  const jobs = new PgBossQueue(config.DATABASE_URL);
+  jobs.define(INGESTION_QUEUE, INGESTION_POLICY);
   return {
     index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
     provider: config.OPENAI_API_KEY
@@ -62,7 +66,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
     mailer: new SmtpMailer(config.SMTP_URL, config.MAIL_FROM),
     signIn: signInSettings(config),
     payments: payments ? new PayHereGateway(payments) : null,
-    jobs: new PgBossQueue(config.DATABASE_URL),
+    jobs,
     trialDays: config.TRIAL_DAYS,
   };
 }

@@ -5,7 +5,15 @@ import type { Embedder } from '../domain/ports/embedder.js';
 import type { HeavyWork } from '../domain/ports/heavy-work.js';
 import type { SearchIndex } from '../domain/ports/search-index.js';
 import { INGESTION_QUEUE, processingUploads, queueIngestion, runIngestionJob } from '../domain/knowledge-bases/ingestion-job.js';
-import type { PgBossQueue } from './pg-boss-queue.js';
+import type { PgBossQueue, QueuePolicy } from './pg-boss-queue.js';
+
+/**
+ * Retries of an ingestion job (5 s, then growing to 15 minutes: about an hour in all), and how
+ * long one attempt may run: a 2,000-page PDF may take minutes, and its heartbeats show it is alive.
+ * Defined where the queue is made (src/services.ts), so a process that only queues jobs makes the
+ * queue with these settings too.
+ */
+export const INGESTION_POLICY: Partial<QueuePolicy> = { retryLimit: 6, retryDelay: 5, retryBackoff: true, retryDelayMax: 900, expireInSeconds: 3600, heartbeatSeconds: 10 };
 
 export interface IngestionSettings {
   /** ingestion jobs this process runs at once */
@@ -30,8 +38,6 @@ export async function startIngestionWorker(
   log: Logger,
   settings: IngestionSettings,
 ): Promise<() => void> {
-  // a 2,000-page PDF may take minutes: an attempt may run an hour while its heartbeats go on
-  queue.define(INGESTION_QUEUE, { retryLimit: 6, retryDelay: 5, retryBackoff: true, retryDelayMax: 900, expireInSeconds: 3600, heartbeatSeconds: 10 });
   const sweep = async () => {
     for (const job of await processingUploads(orm.em.fork())) await queueIngestion(queue, job);
   };

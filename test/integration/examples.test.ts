@@ -50,7 +50,8 @@ let examplePath: Record<string, string>;
  */
 async function knowledgeBaseForExamples(): Promise<Record<string, string>> {
   const listed = await sendRaw(server.url, 'listKnowledgeBases', { key });
-  for (const kb of (listed.body as Schemas['KnowledgeBaseList']).knowledge_bases) await sendRaw(server.url, 'deleteKnowledgeBase', { key, path: { kb_id: kb.id } });
+  // (the operator's store of the examples, school-42-biology, stays)
+  for (const kb of (listed.body as Schemas['KnowledgeBaseList']).knowledge_bases.filter((k) => k.id.startsWith('kb_'))) await sendRaw(server.url, 'deleteKnowledgeBase', { key, path: { kb_id: kb.id } });
   const kb = await sendRaw(server.url, 'createKnowledgeBase', { key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Examples' }) });
   const kbId = (kb.body as Schemas['KnowledgeBase']).id;
   const form = new FormData();
