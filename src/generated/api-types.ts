@@ -2099,7 +2099,7 @@ export interface components {
          */
         KnowledgeBaseRequest: {
             /**
-             * @description 1 to 100 characters, without leading or trailing spaces; unique in the account (case-sensitive).
+             * @description 1 to 100 characters, without control characters or leading or trailing spaces; unique in the account (case-sensitive).
              * @example Grade 12 biology notes
              */
             name: string;
@@ -2159,7 +2159,7 @@ export interface components {
         /**
          * @description What the document is, with the keys and values of the query filters: every chunk of it
          *     carries them, so a query's `filters` find it. `subject`, `grade`, `category` and `language`
-         *     are required; `year` is optional.
+         *     are required; `year` is optional. Values are text without control characters.
          * @example {
          *       "subject": "Biology",
          *       "grade": "12",
@@ -2279,7 +2279,7 @@ export interface components {
             file: Blob;
             metadata: components["schemas"]["DocumentMetadata"];
             /**
-             * @description The display name shown in citations; default the file's name.
+             * @description The display name shown in citations, without control characters; default the file's name.
              * @example Cell division (short notes)
              */
             name?: string;

@@ -33,6 +33,7 @@ export interface IngestionJob {
  */
 export async function addDocument(tx: EntityManager, principal: Principal, kbId: string, input: DocumentUploadInput, now: Date): Promise<{ document: Document; job: IngestionJob }> {
   const store = await knowledgeBaseFor(tx, kbId, principal, 'write');
+  checkFileName(input.file.name);
   await checkStorage(tx, principal, { documents: 1, bytes: input.file.bytes.length });
   const document = tx.create(Document, {
     id: randomId('doc_', 24),
@@ -62,6 +63,7 @@ export async function addDocument(tx: EntityManager, principal: Principal, kbId:
  */
 export async function replaceDocumentFile(tx: EntityManager, principal: Principal, kbId: string, documentId: string, input: DocumentUploadInput, now: Date): Promise<{ document: Document; job: IngestionJob }> {
   await knowledgeBaseFor(tx, kbId, principal, 'write');
+  checkFileName(input.file.name);
   await tx.execute('select id from document where id = ? and store_id = ? for update', [documentId, kbId]);
   const document = await tx.findOne(Document, { id: documentId, store: kbId });
   if (!document) throw documentNotFound(documentId);
@@ -175,6 +177,14 @@ export async function maxPagesOf(em: EntityManager, accountId: string, now: Date
 async function storageLimits(em: EntityManager, planId: string): Promise<{ maxDocuments: number; maxPages: number; maxBytes: number }> {
   const row = await em.findOne(PlanStorageLimit, { plan: planId });
   return { maxDocuments: row?.maxDocuments ?? 0, maxPages: row?.maxPages ?? 0, maxBytes: row?.maxBytes ?? 0 };
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\x00-\x1F\x7F-\x9F]/;
+
+/** A file name is shown and stored as text: control characters (a NUL byte) have no place in it. */
+function checkFileName(name: string): void {
+  if (CONTROL.test(name) || !name.isWellFormed()) throw new InvalidRequestError(`The file name of part 'file' contains control characters; rename the file and upload it again.`);
 }
 
 function metadataRecord(metadata: DocumentMetadata): Record<string, string> {
