@@ -79,6 +79,11 @@ describe('knowledge bases', () => {
     const noFile = new FormData();
     noFile.append('metadata', JSON.stringify(NOTES_METADATA));
     expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: noFile })).status).toBe(400);
+    // text that cannot be stored or shown: control characters (a NUL byte)
+    expect((await call(url(), 'createKnowledgeBase', owner.key, { json: { name: 'a\u0000b' } })).status).toBe(400);
+    expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm({ name: 'a\u0001.md', bytes: 'x' }) })).status).toBe(400);
+    expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0000' }) })).status).toBe(400);
+    expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { subject: 'Bio\u0000' } })).status).toBe(400);
     expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { limit: '0' } })).status).toBe(400);
     expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { cursor: 'bm90LWEtY3Vyc29y' } })).status).toBe(400);
     expect((await call(url(), 'getKnowledgeBase', owner.key, { path: { kb_id: 'no/such' } })).status).toBe(400);
