@@ -4,6 +4,10 @@
 //                         response checks and the contract tests)
 //   api-types.ts          TypeScript types (openapi-typescript)
 //   request-validators.ts Ajv standalone validators for every request body, by operationId
+//   parameter-validators.ts Ajv standalone validators of the path, query and header parameters of
+//                         the operations that have any, by operationId: one object whose keys are
+//                         the parameters' names (headers' lower-cased); query values arrive as text
+//                         and are coerced to the declared types, defaults filled in
 //   contract-values.ts    the contract's vocabularies: every enum of components.schemas, the
 //                         metadata keys (the properties of Filters) and the operations without API keys,
 //                         as readonly arrays and unions
@@ -73,6 +77,30 @@ async function generate() {
     join(out, 'request-validators.ts'),
     `// ${HEADER}\n// @ts-nocheck\n/* eslint-disable */\n${code}\n`,
   );
+
+  // 3b. parameter validators: the parameters of each operation as the properties of one object
+  const paramsAjv = new Ajv2020({ code: { source: true, esm: true }, strict: true, allErrors: false, coerceTypes: true, useDefaults: true });
+  addFormats.default(paramsAjv);
+  const paramRefs = {};
+  for (const item of Object.values(deref.paths)) {
+    for (const op of Object.values(item)) {
+      const parameters = (op?.parameters ?? []).filter((p) => ['path', 'query', 'header'].includes(p.in));
+      if (!op?.operationId || parameters.length === 0) continue;
+      const name = (p) => (p.in === 'header' ? p.name.toLowerCase() : p.name);
+      paramsAjv.addSchema(
+        {
+          type: 'object',
+          properties: Object.fromEntries(parameters.map((p) => [name(p), p.schema])),
+          required: parameters.filter((p) => p.required).map(name),
+        },
+        op.operationId,
+      );
+      paramRefs[op.operationId] = op.operationId;
+    }
+  }
+  const paramsCode = standaloneCode.default(paramsAjv, paramRefs)
+    .replace(/^"use strict";/, 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);');
+  writeFileSync(join(out, 'parameter-validators.ts'), `// ${HEADER}\n// @ts-nocheck\n/* eslint-disable */\n${paramsCode}\n`);
 
   // 4. constants from the contract's enums
   writeFileSync(join(out, 'contract-values.ts'), contractValues(bundle));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { PayHereSettings } from './billing/payhere.js';
+import type { PoolLimits } from './worker-pool/pool.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import type { DeliverySettings } from './domain/webhooks/dispatch.js';
 import { loopbackTestNetwork, publicNetwork, type WebhookNetwork } from './domain/webhooks/url-policy.js';
@@ -111,6 +112,18 @@ const schema = z.object({
   PAYHERE_API_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://sandbox.payhere.lk/merchant/v1'),
   PAYHERE_APP_ID: z.string().min(1).optional(),
   PAYHERE_APP_SECRET: z.string().min(1).optional(),
+  /**
+   * Ingestion of documents uploaded to knowledge bases (src/jobs/ingestion-worker.ts): jobs this
+   * process runs at once (each reads its file in its own worker thread), jobs of one account
+   * running at once across every process, and each file's budget, larger than a query
+   * attachment's, since a document may have 2,000 pages.
+   */
+  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  INGEST_PER_ACCOUNT: z.coerce.number().int().min(1).max(64).default(1),
+  INGEST_CPU_MS: z.coerce.number().int().min(1000).max(3_600_000).default(300_000),
+  INGEST_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(1024),
+  /** how often uploads still processing are queued again, in case a stop came between an upload and its job */
+  INGEST_SWEEP_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** Length of a paid plan's trial (once per account); it ends in expired unless paid. */
   TRIAL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   /**
@@ -240,6 +253,24 @@ export function signInSettings(config: Config): SignInSettings {
 }
 
 /** The key-hashing secret, which every program that handles API keys needs. */
+/** The ingestion worker's settings, and its worker pool: one thread per job, files waiting their turn as long as it takes. */
+export function ingestionSettings(config: Config): { concurrency: number; perAccount: number; sweepMs: number; pool: PoolLimits } {
+  return {
+    concurrency: config.INGEST_CONCURRENCY,
+    perAccount: config.INGEST_PER_ACCOUNT,
+    sweepMs: config.INGEST_SWEEP_MS,
+    pool: {
+      threads: config.INGEST_CONCURRENCY,
+      perOwner: config.INGEST_PER_ACCOUNT,
+      queuePerOwner: 1000,
+      queue: 10_000,
+      waitMs: 600_000,
+      cpuMs: config.INGEST_CPU_MS,
+      memoryMb: config.INGEST_MEMORY_MB,
+    },
+  };
+}
+
 export function keyHashSecret(config: Config): string {
   if (!config.KEY_HASH_SECRET) throw new ConfigError('Invalid configuration:\n  KEY_HASH_SECRET: required (a random secret of at least 32 characters)');
   return config.KEY_HASH_SECRET;

@@ -1,6 +1,6 @@
 import { systemClock } from './clock.js';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, docsSettings, keyHashSecret, loadConfig, shutdownGraceMs } from './config.js';
+import { ConfigError, docsSettings, ingestionSettings, keyHashSecret, loadConfig, shutdownGraceMs } from './config.js';
 import { connect } from './db/orm.js';
 import { RequestLog } from './db/request-log.js';
 import { createDocsApp } from './docs/app.js';
@@ -11,6 +11,7 @@ import { createLogger } from './http/logger.js';
 import { createHttpServer, listen } from './http/server.js';
 import { startBillingWorker } from './jobs/billing-worker.js';
 import { WebhookWorker } from './jobs/webhook-worker.js';
+import { startIngestionWorker } from './jobs/ingestion-worker.js';
 import { createServices } from './services.js';
 
 async function main(): Promise<void> {
@@ -55,6 +56,8 @@ async function main(): Promise<void> {
   // webhook events are delivered by every process (they share the outbox; see src/jobs/webhook-worker.ts)
   const webhooks = new WebhookWorker(orm, services, systemClock, log);
   webhooks.start();
+  // uploaded documents are read and indexed by every process too, a few at a time per account
+  const stopSweep = await startIngestionWorker(services.jobs, orm, services, systemClock, log, ingestionSettings(config));
   const server = await listen(createHttpServer(app, log), config.PORT, config.HOST);
   const docsServer = await listen(createHttpServer(docsApp, log), docs.port, docs.host);
   log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT, docs: docs.docsBaseUrl }, 'listening');
@@ -72,8 +75,11 @@ async function main(): Promise<void> {
       // the outcomes of the last requests are written (and the job queue stopped) before the pool closes
       void inFlight
         .idle()
-        .then(() => Promise.all([services.jobs.stop(), webhooks.stop()]))
-        .then(() => Promise.all([orm.close(), services.index.close(), services.work.close()]))
+        .then(() => {
+          stopSweep();
+          return Promise.all([services.jobs.stop(), webhooks.stop()]);
+        })
+        .then(() => Promise.all([orm.close(), services.index.close(), services.work.close(), services.ingestionWork.close()]))
         .then(() => process.exit(0));
     });
     server.closeIdleConnections();

@@ -1,4 +1,4 @@
-import { payHereSettings, signInSettings, webhookSettings, type Config } from './config.js';
+import { ingestionSettings, payHereSettings, signInSettings, webhookSettings, type Config } from './config.js';
 import type { AnsweringServices } from './domain/answering/answer-question.js';
 import type { AttachmentFetcher } from './domain/attachments/download.js';
 import { safeFetch } from './domain/attachments/safe-fetch.js';
@@ -6,6 +6,8 @@ import { PayHereGateway } from './billing/payhere.js';
 import type { Mailer } from './domain/ports/mailer.js';
 import type { PaymentGateway } from './domain/ports/payment-gateway.js';
 import { PgBossQueue } from './jobs/pg-boss-queue.js';
+import { INGESTION_POLICY } from './jobs/ingestion-worker.js';
+import { INGESTION_QUEUE } from './domain/knowledge-bases/ingestion-job.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { SmtpMailer } from './mail/smtp-mailer.js';
 import { OpenAiEmbedder, type AvailabilityLog } from './providers/openai-embedder.js';
@@ -20,6 +22,8 @@ export interface Services extends AnsweringServices {
   /** Production always downloads with the strict defaults; only tests construct another fetcher. */
   fetchAttachment: AttachmentFetcher;
   work: WorkerPool;
+  /** reads uploaded documents for the ingestion jobs, with their larger budgets */
+  ingestionWork: WorkerPool;
   mailer: Mailer;
   signIn: SignInSettings;
   /** null when no merchant is configured: paid checkout answers 503 */
@@ -33,6 +37,8 @@ export interface Services extends AnsweringServices {
 /** `log` hears when the embeddings endpoint fails and returns (the service's logger; commands report on their own). */
 export function createServices(config: Config, log?: AvailabilityLog): Services {
   const payments = payHereSettings(config);
+  const jobs = new PgBossQueue(config.DATABASE_URL);
+  jobs.define(INGESTION_QUEUE, INGESTION_POLICY);
   return {
     index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
     provider: config.OPENAI_API_KEY
@@ -58,10 +64,11 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
     prices: config.MODEL_PRICES_USD,
     topK: config.RETRIEVAL_TOP_K,
     work: WorkerPool.fromSettings(config),
+    ingestionWork: WorkerPool.withLimits(ingestionSettings(config).pool),
     mailer: new SmtpMailer(config.SMTP_URL, config.MAIL_FROM),
     signIn: signInSettings(config),
     payments: payments ? new PayHereGateway(payments) : null,
-    jobs: new PgBossQueue(config.DATABASE_URL),
+    jobs,
     trialDays: config.TRIAL_DAYS,
     webhooks: webhookSettings(config),
   };

@@ -31,6 +31,23 @@ export const Plan = defineEntity({
 export type Plan = InferEntity<typeof Plan>;
 
 /**
+ * How much an account on a plan may keep in its custom knowledge bases: documents (in every
+ * state), pages of ready documents and bytes of files. A plan without a row keeps nothing. Apart
+ * from `plan` so that the per-request read of the plan stays as it is: only uploads need these.
+ */
+export const PlanStorageLimit = defineEntity({
+  name: 'PlanStorageLimit',
+  tableName: 'plan_storage_limit',
+  properties: {
+    plan: p.oneToOne(Plan).primary().owner().deleteRule('cascade'),
+    maxDocuments: p.integer(),
+    maxPages: p.integer(),
+    maxBytes: p.bigint('number'),
+  },
+});
+export type PlanStorageLimit = InferEntity<typeof PlanStorageLimit>;
+
+/**
  * One row: the version of the plan catalogue, bumped by a trigger in the transaction of every
  * change to `plan` (Migration20261123200000), so a cached list of plans is known to be current.
  */
@@ -148,32 +165,95 @@ export const Store = defineEntity({
   name: 'Store',
   tableName: 'store',
   checks: [{ name: 'store_owned_or_shared', expression: 'account_id is null or not shared' }],
+  // a knowledge base's name is unique in its account (operators' stores have none)
+  uniques: [{ name: 'store_account_id_name_unique', properties: ['account', 'name'] }],
   properties: {
     id: p.string().primary(),
     // a deleted account takes its stores with it; never leave them ownerless
     account: p.manyToOne(Account).nullable().deleteRule('cascade'),
     shared: p.boolean().default(false),
     createdAt: p.datetime().defaultRaw('now()'),
+    /** the display name of a knowledge base made over the API; null for stores made by an operator */
+    name: p.string().nullable(),
   },
 });
 export type Store = InferEntity<typeof Store>;
 
-/** A document indexed into a store; its chunks live in the search index under the same id. */
+export const DOCUMENT_STATES = ['processing', 'ready', 'failed'] as const;
+export type DocumentState = (typeof DOCUMENT_STATES)[number];
+
+/**
+ * A document of a store; its chunks live in the search index under the same id. Documents
+ * ingested by the operator's command are `ready` at once; uploads over the API are `processing`
+ * until their ingestion job ends them `ready` or `failed` (src/domain/knowledge-bases/).
+ */
 export const Document = defineEntity({
   name: 'Document',
   tableName: 'document',
+  indexes: [{ name: 'document_store_id_created_at_id_index', properties: ['store', 'createdAt', 'id'] }],
   properties: {
     id: p.string().primary(),
     store: p.manyToOne(Store).index(),
     name: p.string(),
     metadata: p.json<Record<string, string>>(),
-    pageCount: p.integer(),
-    chunkCount: p.integer(),
+    /** null until the document is ready */
+    pageCount: p.integer().nullable(),
+    chunkCount: p.integer().nullable(),
     contentSha256: p.string().length(64),
-    ingestedAt: p.datetime(),
+    ingestedAt: p.datetime().nullable(),
+    state: p.enum(DOCUMENT_STATES).nativeEnumName('document_state').default('ready'),
+    failureReason: p.text().nullable(),
+    /** the uploaded file's name, which tells how it is read (.pdf, .txt, .md) */
+    fileName: p.string().nullable(),
+    sizeBytes: p.bigint('number').default(0),
+    /** bumped by each upload of a file for it: an ingestion job of an older upload changes nothing */
+    revision: p.integer().default(1),
+    createdAt: p.datetime().defaultRaw('now()'),
+    updatedAt: p.datetime().defaultRaw('now()'),
+    processingStartedAt: p.datetime().nullable(),
+    finishedAt: p.datetime().nullable(),
   },
 });
 export type Document = InferEntity<typeof Document>;
+
+/**
+ * An uploaded file kept until its ingestion job has read it: in the database, since any server
+ * process sharing it may run the job, and it must outlive a restart. Removed when the document
+ * ends ready or failed, or is deleted.
+ */
+export const DocumentUpload = defineEntity({
+  name: 'DocumentUpload',
+  tableName: 'document_upload',
+  properties: {
+    document: p.oneToOne(Document).primary().owner().deleteRule('cascade'),
+    revision: p.integer(),
+    bytes: p.blob(),
+    createdAt: p.datetime(),
+  },
+});
+export type DocumentUpload = InferEntity<typeof DocumentUpload>;
+
+/**
+ * The answer to a creating request made with an `Idempotency-Key`, per account, kept 24 hours so
+ * that a retry gets it again (src/domain/idempotency/). The row is written in the transaction of
+ * the request's own changes, so it exists exactly when they do.
+ */
+export const IdempotencyKey = defineEntity({
+  name: 'IdempotencyKey',
+  tableName: 'idempotency_key',
+  primaryKeys: ['account', 'key'],
+  indexes: [{ properties: ['createdAt'] }],
+  properties: {
+    account: p.manyToOne(Account).primary().deleteRule('cascade'),
+    key: p.string().primary(),
+    /** sha256 of the operation and the request (method, path, body and file bytes) */
+    fingerprint: p.string().length(64),
+    responseStatus: p.integer(),
+    responseBody: p.json<unknown>(),
+    createdAt: p.datetime(),
+  },
+});
+export type IdempotencyKey = InferEntity<typeof IdempotencyKey>;
 
 /** One row per admitted request to the documentation site, per client (`address:<ip>` or `key:<id>`): its hourly window. */
 export const DocsRequest = defineEntity({
@@ -412,4 +492,4 @@ export const WebhookAttempt = defineEntity({
 });
 export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;
 
-export const entities = [Plan, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice, WebhookEndpoint, WebhookEvent, WebhookDelivery, WebhookAttempt];
+export const entities = [Plan, PlanStorageLimit, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocumentUpload, IdempotencyKey, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice, WebhookEndpoint, WebhookEvent, WebhookDelivery, WebhookAttempt];

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'authentication_failed',
   'api_key_revoked',
   'forbidden',
+  'storage_limit_exceeded',
   'rate_limit_exceeded',
   'quota_exceeded',
   'invalid_request',
@@ -72,6 +73,13 @@ export class LimitExceededError extends ServiceError {
     message: string,
   ) {
     super(kind === 'month' ? 'quota_exceeded' : 'rate_limit_exceeded', message, { retryAfterSeconds });
+  }
+}
+
+/** An upload would pass the plan's storage limits for knowledge bases (documents, pages or bytes per account). */
+export class StorageLimitError extends ServiceError {
+  constructor(message: string) {
+    super('storage_limit_exceeded', message);
   }
 }
 

@@ -127,7 +127,8 @@ export interface paths {
          * @description Adds an endpoint that receives the chosen event types. The URL must be HTTPS to a host
          *     whose every address is public; it is checked now (the host is resolved) and again at every
          *     delivery. The answer shows the signing secret, **once**. An account has at most 20
-         *     endpoints.
+         *     endpoints. Safe to retry with an `Idempotency-Key`: a replay answers the same endpoint and
+         *     secret and creates nothing.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -250,6 +251,136 @@ export interface paths {
          */
         post: operations["redeliverWebhook"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/knowledge-bases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's knowledge bases
+         * @description The knowledge bases of the key's account, oldest first, with their document counts and
+         *     sizes. The shared `default` store is not listed. Enterprise plan only (other plans answer `403 forbidden`). Read-only keys may call it.
+         */
+        get: operations["listKnowledgeBases"];
+        put?: never;
+        /**
+         * Create a knowledge base
+         * @description Creates an empty knowledge base owned by the key's account, with an id made by the service
+         *     (`kb_` and 20 letters or digits). Queries read it by that id as `store_id`; only keys of
+         *     the account can. Names are unique per account (`409` otherwise). Enterprise plan only (other plans answer `403 forbidden`). Read-only keys
+         *     answer `403`. Safe to retry with an `Idempotency-Key`.
+         */
+        post: operations["createKnowledgeBase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/knowledge-bases/{kb_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a knowledge base
+         * @description One knowledge base of the account (or the shared `default`), with its document counts and
+         *     sizes. Enterprise plan only (other plans answer `403 forbidden`). Read-only keys may call it.
+         */
+        get: operations["getKnowledgeBase"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a knowledge base and its documents
+         * @description Deletes the knowledge base, every document in it and their stored files; its passages
+         *     leave the index before the answer is sent, and queries naming it answer `404` from then
+         *     on. Documents still `processing` are dropped. `default` cannot be deleted (`403`). Enterprise plan only (other plans answer `403 forbidden`).
+         */
+        delete: operations["deleteKnowledgeBase"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a knowledge base
+         * @description Gives the knowledge base another name (unique in the account; its id does not change).
+         *     `default` cannot be renamed (`403`). Enterprise plan only (other plans answer `403 forbidden`).
+         */
+        patch: operations["renameKnowledgeBase"];
+        trace?: never;
+    };
+    "/api/v1/dev/knowledge-bases/{kb_id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a knowledge base's documents
+         * @description The knowledge base's documents, newest first, a page at a time: pass the answer's
+         *     `next_cursor` as `cursor` for the next page. Filter by `state` and by the metadata keys
+         *     (exact, case-sensitive matches, combined with AND, as query filters). Enterprise plan only (other plans answer `403 forbidden`). Read-only keys may
+         *     call it.
+         */
+        get: operations["listDocuments"];
+        put?: never;
+        /**
+         * Upload a document
+         * @description Stores the file and answers at once with `202` and the document in state `processing`;
+         *     the service then reads and indexes it in the background (a durable job: it survives
+         *     restarts, is retried with backoff when a dependency fails, and runs a few at a time per
+         *     account). Poll `getDocument` until it is `ready` (its passages are found by queries with
+         *     `store_id` the knowledge base's id) or `failed` (with `failure_reason`).
+         *
+         *     Limits: the file at most 52428800 bytes (50 MiB) and, for a PDF, 2000 pages; the whole
+         *     body at most 53477376 bytes (`413` otherwise). The plan's storage limits (documents,
+         *     pages, bytes per account) answer `403 storage_limit_exceeded`; pages are counted once
+         *     the file is read, so a document that would pass the pages limit ends `failed`. `default`
+         *     takes no uploads (`403`). Enterprise plan only (other plans answer `403 forbidden`). Safe to retry with an `Idempotency-Key`.
+         */
+        post: operations["uploadDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/knowledge-bases/{kb_id}/documents/{document_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a document
+         * @description The document and where its processing stands: `processing`, `ready` (with its pages and
+         *     passages) or `failed` (with a `failure_reason` that says what to change), and its
+         *     timings. Enterprise plan only (other plans answer `403 forbidden`). Read-only keys may call it.
+         */
+        get: operations["getDocument"];
+        /**
+         * Replace a document's file and metadata
+         * @description Uploads a new file (and metadata) for the document, which keeps its id and goes back to
+         *     `processing`; its earlier passages stay found until the new ones replace them. The body
+         *     and limits are those of `uploadDocument`. Enterprise plan only (other plans answer `403 forbidden`).
+         */
+        put: operations["replaceDocument"];
+        post?: never;
+        /**
+         * Delete a document
+         * @description Deletes the document and its stored file; its passages leave the index before the answer
+         *     is sent. A document still `processing` is dropped. Enterprise plan only (other plans answer `403 forbidden`).
+         */
+        delete: operations["deleteDocument"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1247,7 +1378,10 @@ export interface components {
             total_cost_usd: number;
             /**
              * @description Requests per endpoint, keyed by the documented path template (for example
-             *     `/api/v1/dev/query`). Only endpoints with at least one request in the period appear.
+             *     `/api/v1/dev/query`); where a path has several operations, by the method and the path
+             *     template (for example `POST /api/v1/dev/knowledge-bases/{kb_id}/documents` for document
+             *     uploads), so that each operation counts apart. Only endpoints with at least one request in
+             *     the period appear.
              * @example {
              *       "/api/v1/dev/query": 118,
              *       "/api/v1/dev/usage": 7
@@ -1513,12 +1647,13 @@ export interface components {
             error: {
                 /**
                  * @description `missing_api_key`, `authentication_failed`, `api_key_revoked` (401);
-                 *     `forbidden` (403); `rate_limit_exceeded` (429, minute or day limit);
+                 *     `forbidden` (403); `storage_limit_exceeded` (403, an upload would pass the plan's
+                 *     storage limits for knowledge bases); `rate_limit_exceeded` (429, minute or day limit);
                  *     `quota_exceeded` (429, monthly quota).
                  * @example rate_limit_exceeded
                  * @enum {string}
                  */
-                code: "authentication_failed" | "missing_api_key" | "api_key_revoked" | "forbidden" | "rate_limit_exceeded" | "quota_exceeded";
+                code: "authentication_failed" | "missing_api_key" | "api_key_revoked" | "forbidden" | "storage_limit_exceeded" | "rate_limit_exceeded" | "quota_exceeded";
                 /**
                  * @description Human-readable explanation.
                  * @example Rate limit exceeded: 10 requests per minute allowed on the Free plan.
@@ -2759,6 +2894,199 @@ export interface components {
                 endpoint_id: string;
             };
         };
+        /**
+         * @description A knowledge base's display name; unique among the account's knowledge bases.
+         * @example {
+         *       "name": "Grade 12 biology notes"
+         *     }
+         */
+        KnowledgeBaseRequest: {
+            /**
+             * @description 1 to 100 characters, without control characters or leading or trailing spaces; unique in the account (case-sensitive).
+             * @example Grade 12 biology notes
+             */
+            name: string;
+        };
+        /**
+         * @description A knowledge base (a store): a collection of documents that queries read by its `id` as
+         *     `store_id`. `default` is the general curriculum, shared with every key and read-only.
+         */
+        KnowledgeBase: {
+            /**
+             * @description The id, made by the service (`kb_` and 20 letters or digits); a query's `store_id`.
+             * @example kb_3xQh7Ld0WfZr8bN2cPsA
+             */
+            id: string;
+            /**
+             * @description The display name, unique in the account (for stores made by an operator, the id).
+             * @example Grade 12 biology notes
+             */
+            name: string;
+            /**
+             * @description `true` for `default` (read by every key, changed by nobody); `false` for the account's own.
+             * @example false
+             */
+            shared: boolean;
+            /**
+             * @description Documents in it, in every state.
+             * @example 3
+             */
+            documents: number;
+            /**
+             * @description Pages of its `ready` documents.
+             * @example 412
+             */
+            pages: number;
+            /**
+             * @description Size of the files of its documents (in every state), in bytes.
+             * @example 18324411
+             */
+            bytes: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T09:15:02Z
+             */
+            created_at: string;
+        };
+        /** @description The account's knowledge bases, oldest first (the shared `default` is not listed). */
+        KnowledgeBaseList: {
+            knowledge_bases: components["schemas"]["KnowledgeBase"][];
+        };
+        /**
+         * @description `processing`: uploaded and waiting for, or being, read and indexed; `ready`: its passages are
+         *     found by queries; `failed`: it could not be indexed (see `failure_reason`); nothing of it is
+         *     in the index.
+         * @enum {string}
+         */
+        DocumentState: "processing" | "ready" | "failed";
+        /**
+         * @description What the document is, with the keys and values of the query filters: every chunk of it
+         *     carries them, so a query's `filters` find it. `subject`, `grade`, `category` and `language`
+         *     are required; `year` is optional. Values are text without control characters.
+         * @example {
+         *       "subject": "Biology",
+         *       "grade": "12",
+         *       "category": "short-notes",
+         *       "language": "english"
+         *     }
+         */
+        DocumentMetadata: {
+            /**
+             * @description Subject name (for example `Science`, `Mathematics`); matched exactly by the `subject` filter.
+             * @example Biology
+             */
+            subject: string;
+            /**
+             * @description Grade level as text, `6` to `13`.
+             * @example 12
+             */
+            grade: string;
+            /**
+             * @description Document category.
+             * @example short-notes
+             * @enum {string}
+             */
+            category: "past-paper" | "model-paper" | "textbook" | "tutorial" | "short-notes" | "tutes-by-teachers" | "reference";
+            /**
+             * @description Document language.
+             * @example english
+             * @enum {string}
+             */
+            language: "english" | "sinhala" | "tamil";
+            /**
+             * @description Academic year, mainly for past papers.
+             * @example 2022
+             */
+            year?: string;
+        };
+        /** @description A document of a knowledge base and where its processing stands. */
+        KnowledgeBaseDocument: {
+            /**
+             * @description The document's id; the `document_id` of its citations.
+             * @example doc_Yb8w2KqR5mTz0aVcX1nE4hJs
+             */
+            id: string;
+            /** @example kb_3xQh7Ld0WfZr8bN2cPsA */
+            knowledge_base_id: string;
+            /**
+             * @description The display name (the `name` part, or the file's name); the `document_name` of its citations.
+             * @example cell-division.pdf
+             */
+            name: string;
+            state: components["schemas"]["DocumentState"];
+            /**
+             * @description Why a `failed` document could not be indexed and what to do about it; `null` in the other states.
+             * @example notes.pdf has no extractable text (scanned images are not supported)
+             */
+            failure_reason: string | null;
+            metadata: components["schemas"]["DocumentMetadata"];
+            /**
+             * @description The file's size in bytes.
+             * @example 482113
+             */
+            bytes: number;
+            /**
+             * @description Pages read from the file; `null` until the document is `ready`.
+             * @example 14
+             */
+            pages: number | null;
+            /**
+             * @description Passages indexed; `null` until the document is `ready`.
+             * @example 37
+             */
+            chunks: number | null;
+            /**
+             * Format: date-time
+             * @description When the document was first uploaded.
+             * @example 2026-11-24T09:16:40Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the file was last uploaded (`replaceDocument`) or its state last changed.
+             * @example 2026-11-24T09:16:52Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When the service began reading the current file; `null` while it waits for its turn.
+             * @example 2026-11-24T09:16:41Z
+             */
+            processing_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the document became `ready` or `failed`; `null` while `processing`.
+             * @example 2026-11-24T09:16:52Z
+             */
+            finished_at: string | null;
+        };
+        /** @description A page of a knowledge base's documents, newest first. */
+        KnowledgeBaseDocumentList: {
+            documents: components["schemas"]["KnowledgeBaseDocument"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example MjAyNi0xMS0yNFQwOToxNjo0MC4wMDBafGRvY19ZYjh3
+             */
+            next_cursor: string | null;
+        };
+        /**
+         * @description A document to index: the file, its metadata (a JSON object written as text) and an optional
+         *     display name. Unknown parts are refused with `400`.
+         */
+        DocumentUploadRequest: {
+            /**
+             * Format: binary
+             * @description The document: a PDF (`.pdf`, at most 2000 pages) or UTF-8 text (`.txt`, `.md`, split into
+             *     pages at `--- PAGE n ---` lines), at most 52428800 bytes (50 MiB).
+             */
+            file: Blob;
+            metadata: components["schemas"]["DocumentMetadata"];
+            /**
+             * @description The display name shown in citations, without control characters; default the file's name.
+             * @example Cell division (short notes)
+             */
+            name?: string;
+        };
     };
     responses: {
         /**
@@ -3401,6 +3729,194 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The knowledge base. */
+        KnowledgeBaseOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["KnowledgeBase"];
+            };
+        };
+        /** @description The knowledge base was created (or, with a replayed `Idempotency-Key`, had been). */
+        KnowledgeBaseCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["KnowledgeBase"];
+            };
+        };
+        /** @description The account's knowledge bases. */
+        KnowledgeBaseListOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["KnowledgeBaseList"];
+            };
+        };
+        /**
+         * @description The file is stored and will be indexed shortly: the document is `processing`. Poll
+         *     `getDocument` until it is `ready` or `failed`. With a replayed `Idempotency-Key`, the
+         *     answer kept for the first request.
+         */
+        DocumentAccepted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["KnowledgeBaseDocument"];
+            };
+        };
+        /** @description The document and where its processing stands. */
+        DocumentOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["KnowledgeBaseDocument"];
+            };
+        };
+        /** @description A page of the knowledge base's documents. */
+        DocumentListOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["KnowledgeBaseDocumentList"];
+            };
+        };
+        /** @description Deleted; no body. Its passages are out of the index when this answer is sent. */
+        Deleted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description The request was refused before anything was changed: a body, part or parameter that breaks
+         *     the contract (the `detail` names it and the rule; an id in the path that cannot be an id,
+         *     such as one with a `/`), a `metadata` part that is not a JSON
+         *     object with the metadata keys and values, a file larger than 52428800 bytes, or an
+         *     `Idempotency-Key` already used with a different request. Counted once.
+         */
+        KnowledgeBaseBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BadRequestBody"];
+            };
+        };
+        /**
+         * @description Not allowed: the plan has no custom knowledge bases (Enterprise only), the key is read-only
+         *     (any method but GET), the caller's address is not in the key's IP allow-list, `default`
+         *     cannot be changed, or the account's storage limit would be passed
+         *     (`storage_limit_exceeded`: documents or bytes per account of the plan). Refusals for a key
+         *     restriction do not count toward the limits; the others count once.
+         */
+        KnowledgeBaseForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description No such knowledge base or document in this account (another account's gets the same answer,
+         *     so the answer never reveals that it exists). Counted once.
+         */
+        KnowledgeBaseNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description The account already has a knowledge base with this name. Counted once. */
+        KnowledgeBaseConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description The body is larger than 53477376 bytes (51 MiB); the connection is closed. Counted once. */
+        DocumentPayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description Wrong or missing `Content-Type` for the body. Counted once. */
+        KnowledgeBaseUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
         /** @description The endpoint. */
         WebhookEndpointOk: {
             headers: {
@@ -3414,13 +3930,17 @@ export interface components {
                 "application/json": components["schemas"]["WebhookEndpoint"];
             };
         };
-        /** @description The endpoint was created; `secret` is shown only now. */
+        /**
+         * @description The endpoint was created (or, with a replayed `Idempotency-Key`, had been); `secret` is shown
+         *     only in this answer.
+         */
         WebhookEndpointCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3578,6 +4098,25 @@ export interface components {
         AnalyticsFrom: string;
         /** @description Last day (UTC, `YYYY-MM-DD`, included); default today. At most 400 days after `from`. */
         AnalyticsTo: string;
+        /**
+         * @description Makes a creating request safe to retry (as Stripe does). The first request with a key is
+         *     carried out and its answer kept for **24 hours**; a retry with the same key and the same
+         *     request (method, path and body, file bytes included) gets the kept answer again, with
+         *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request
+         *     answers `400`; a retry while the first request is still being carried out waits for it and
+         *     then gets its answer. A request that failed (any 4xx or 5xx) keeps nothing: retrying it with
+         *     the same key tries again. Keys are per account: 1 to 255 printable ASCII characters, for
+         *     example a UUID made by the client per logical operation.
+         */
+        "Idempotency-Key": string;
+        /**
+         * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+         *     query names it by). `default` names the shared curriculum store, which can be read but not
+         *     changed.
+         */
+        KnowledgeBaseId: string;
+        /** @description The document's id (`doc_...`, as `uploadDocument` returned it; the `document_id` of its citations). */
+        DocumentId: string;
     };
     requestBodies: never;
     headers: {
@@ -3654,6 +4193,11 @@ export interface components {
          *     expired cookie (`Max-Age=0`) at log-out.
          */
         "Set-Cookie": string;
+        /**
+         * @description `true` when the answer is the one kept for an earlier request with the same
+         *     `Idempotency-Key` (nothing was done again); absent otherwise.
+         */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -3767,7 +4311,19 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a creating request safe to retry (as Stripe does). The first request with a key is
+                 *     carried out and its answer kept for **24 hours**; a retry with the same key and the same
+                 *     request (method, path and body, file bytes included) gets the kept answer again, with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request
+                 *     answers `400`; a retry while the first request is still being carried out waits for it and
+                 *     then gets its answer. A request that failed (any 4xx or 5xx) keeps nothing: retrying it with
+                 *     the same key tries again. Keys are per account: 1 to 255 printable ASCII characters, for
+                 *     example a UUID made by the client per logical operation.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3948,6 +4504,324 @@ export interface operations {
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
             409: components["responses"]["WebhookConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listKnowledgeBases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["KnowledgeBaseListOk"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a creating request safe to retry (as Stripe does). The first request with a key is
+                 *     carried out and its answer kept for **24 hours**; a retry with the same key and the same
+                 *     request (method, path and body, file bytes included) gets the kept answer again, with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request
+                 *     answers `400`; a retry while the first request is still being carried out waits for it and
+                 *     then gets its answer. A request that failed (any 4xx or 5xx) keeps nothing: retrying it with
+                 *     the same key tries again. Keys are per account: 1 to 255 printable ASCII characters, for
+                 *     example a UUID made by the client per logical operation.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeBaseRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["KnowledgeBaseCreated"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            409: components["responses"]["KnowledgeBaseConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["KnowledgeBaseUnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+                 *     query names it by). `default` names the shared curriculum store, which can be read but not
+                 *     changed.
+                 */
+                kb_id: components["parameters"]["KnowledgeBaseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["KnowledgeBaseOk"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+                 *     query names it by). `default` names the shared curriculum store, which can be read but not
+                 *     changed.
+                 */
+                kb_id: components["parameters"]["KnowledgeBaseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    renameKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+                 *     query names it by). `default` names the shared curriculum store, which can be read but not
+                 *     changed.
+                 */
+                kb_id: components["parameters"]["KnowledgeBaseId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeBaseRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["KnowledgeBaseOk"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            409: components["responses"]["KnowledgeBaseConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["KnowledgeBaseUnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDocuments: {
+        parameters: {
+            query?: {
+                /** @description Documents per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only documents in this state. */
+                state?: components["schemas"]["DocumentState"];
+                /** @description Only documents with this subject. */
+                subject?: string;
+                /** @description Only documents of this grade. */
+                grade?: string;
+                /** @description Only documents of this category. */
+                category?: "past-paper" | "model-paper" | "textbook" | "tutorial" | "short-notes" | "tutes-by-teachers" | "reference";
+                /** @description Only documents in this language. */
+                language?: "english" | "sinhala" | "tamil";
+                /** @description Only documents of this year. */
+                year?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+                 *     query names it by). `default` names the shared curriculum store, which can be read but not
+                 *     changed.
+                 */
+                kb_id: components["parameters"]["KnowledgeBaseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DocumentListOk"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a creating request safe to retry (as Stripe does). The first request with a key is
+                 *     carried out and its answer kept for **24 hours**; a retry with the same key and the same
+                 *     request (method, path and body, file bytes included) gets the kept answer again, with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request
+                 *     answers `400`; a retry while the first request is still being carried out waits for it and
+                 *     then gets its answer. A request that failed (any 4xx or 5xx) keeps nothing: retrying it with
+                 *     the same key tries again. Keys are per account: 1 to 255 printable ASCII characters, for
+                 *     example a UUID made by the client per logical operation.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+                 *     query names it by). `default` names the shared curriculum store, which can be read but not
+                 *     changed.
+                 */
+                kb_id: components["parameters"]["KnowledgeBaseId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["DocumentUploadRequest"];
+            };
+        };
+        responses: {
+            202: components["responses"]["DocumentAccepted"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            413: components["responses"]["DocumentPayloadTooLarge"];
+            415: components["responses"]["KnowledgeBaseUnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+                 *     query names it by). `default` names the shared curriculum store, which can be read but not
+                 *     changed.
+                 */
+                kb_id: components["parameters"]["KnowledgeBaseId"];
+                /** @description The document's id (`doc_...`, as `uploadDocument` returned it; the `document_id` of its citations). */
+                document_id: components["parameters"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DocumentOk"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+                 *     query names it by). `default` names the shared curriculum store, which can be read but not
+                 *     changed.
+                 */
+                kb_id: components["parameters"]["KnowledgeBaseId"];
+                /** @description The document's id (`doc_...`, as `uploadDocument` returned it; the `document_id` of its citations). */
+                document_id: components["parameters"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["DocumentUploadRequest"];
+            };
+        };
+        responses: {
+            202: components["responses"]["DocumentAccepted"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
+            413: components["responses"]["DocumentPayloadTooLarge"];
+            415: components["responses"]["KnowledgeBaseUnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The knowledge base's id (`kb_...`, as `createKnowledgeBase` returned it; the `store_id` a
+                 *     query names it by). `default` names the shared curriculum store, which can be read but not
+                 *     changed.
+                 */
+                kb_id: components["parameters"]["KnowledgeBaseId"];
+                /** @description The document's id (`doc_...`, as `uploadDocument` returned it; the `document_id` of its citations). */
+                document_id: components["parameters"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["KnowledgeBaseBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KnowledgeBaseForbidden"];
+            404: components["responses"]["KnowledgeBaseNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

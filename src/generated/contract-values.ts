@@ -4,11 +4,11 @@
 export const MODELS = ["svcai-fast", "svcai-thinking"] as const;
 export type Model = (typeof MODELS)[number];
 
-/** #/components/schemas/Filters/properties/category */
+/** #/components/schemas/Filters/properties/category, #/components/schemas/DocumentMetadata/properties/category */
 export const CATEGORIES = ["past-paper", "model-paper", "textbook", "tutorial", "short-notes", "tutes-by-teachers", "reference"] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-/** #/components/schemas/Filters/properties/language */
+/** #/components/schemas/Filters/properties/language, #/components/schemas/DocumentMetadata/properties/language */
 export const LANGUAGES = ["english", "sinhala", "tamil"] as const;
 export type Language = (typeof LANGUAGES)[number];
 
@@ -21,7 +21,7 @@ export const SUPPORTS = ["community", "email", "priority_email", "dedicated_sla"
 export type Support = (typeof SUPPORTS)[number];
 
 /** #/components/schemas/Error/properties/error/properties/code */
-export const ERROR_CODES = ["authentication_failed", "missing_api_key", "api_key_revoked", "forbidden", "rate_limit_exceeded", "quota_exceeded"] as const;
+export const ERROR_CODES = ["authentication_failed", "missing_api_key", "api_key_revoked", "forbidden", "storage_limit_exceeded", "rate_limit_exceeded", "quota_exceeded"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** #/components/schemas/SubscriptionState */
@@ -87,6 +87,10 @@ export type ApiKeyEventType = (typeof API_KEY_EVENT_TYPES)[number];
 /** #/components/schemas/KnowledgeBaseDocumentEventType */
 export const KNOWLEDGE_BASE_DOCUMENT_EVENT_TYPES = ["knowledge_base.document.ready", "knowledge_base.document.failed"] as const;
 export type KnowledgeBaseDocumentEventType = (typeof KNOWLEDGE_BASE_DOCUMENT_EVENT_TYPES)[number];
+
+/** #/components/schemas/DocumentState */
+export const DOCUMENT_STATES = ["processing", "ready", "failed"] as const;
+export type DocumentState = (typeof DOCUMENT_STATES)[number];
 
 /** property names of #/components/schemas/Filters */
 export const METADATA_KEYS = ["subject", "grade", "category", "language", "year"] as const;

@@ -1,4 +1,14 @@
 import { cancelSubscription } from './cancelSubscription.js';
+import { createKnowledgeBase } from './createKnowledgeBase.js';
+import { deleteDocument } from './deleteDocument.js';
+import { deleteKnowledgeBase } from './deleteKnowledgeBase.js';
+import { getDocument } from './getDocument.js';
+import { getKnowledgeBase } from './getKnowledgeBase.js';
+import { listDocuments } from './listDocuments.js';
+import { listKnowledgeBases } from './listKnowledgeBases.js';
+import { renameKnowledgeBase } from './renameKnowledgeBase.js';
+import { replaceDocument } from './replaceDocument.js';
+import { uploadDocument } from './uploadDocument.js';
 import { createApiKey } from './createApiKey.js';
 import { exportAnalytics } from './exportAnalytics.js';
 import { getAnalytics } from './getAnalytics.js';
@@ -55,6 +65,16 @@ export const handlers: { [K in ApiOperationId]: Handler<K> } = {
   rotateWebhookSecret,
   sendWebhookTest,
   updateWebhookEndpoint,
+  listKnowledgeBases,
+  createKnowledgeBase,
+  getKnowledgeBase,
+  renameKnowledgeBase,
+  deleteKnowledgeBase,
+  listDocuments,
+  uploadDocument,
+  getDocument,
+  replaceDocument,
+  deleteDocument,
 };
 
 /** Every operationId without an API key (the dashboard's, and the payment gateway's notifications) bound to its module. */

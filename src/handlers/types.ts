@@ -37,10 +37,13 @@ type Json<R> = R extends { content: { 'application/json': infer B } } ? B : R ex
 /** What a handler gets: the validated body, the caller, the request's time and the ways to the data. */
 export interface HandlerInput<K extends ApiOperationId> {
   body: BodyOf<operations[K]>;
-  /** the path's parameters as the contract names them (strings, as sent; their format is checked by the handler's domain call) */
+  /** path and query parameters as the contract declares them, checked (query values coerced to their types, defaults filled) */
   params: PathOf<operations[K]>;
-  /** the query string's parameters as the contract names them (strings, as sent) */
   query: QueryOf<operations[K]>;
+  /** the header parameters the contract declares for the operation, by lower-cased name, when sent */
+  headers: Record<string, string | undefined>;
+  /** the method and the path as called, e.g. for what an Idempotency-Key stands for */
+  request: { method: string; path: string };
   principal: Principal;
   /** A unit of work, made on first use: the light calls never need one. */
   em: EntityManager;
@@ -73,15 +76,11 @@ export interface ServerSentEvent<K extends ApiOperationId> {
   headers?: Record<string, string>;
 }
 
-/** A success other than 200 the contract documents (201, 202 with their bodies; 204 without one). */
-type OtherSuccessOf<Op> = Op extends { responses: infer R }
-  ? { [S in keyof R & (201 | 202 | 204)]: { status: S; body: Json<R[S]>; usage?: RequestUsage; headers?: Record<string, string> } }[keyof R & (201 | 202 | 204)]
-  : never;
-
 export type HandlerOutput<K extends ApiOperationId> =
   /** `headers`: response headers the contract declares for the operation's answer */
-  | { status?: 200; body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string> }
-  | OtherSuccessOf<operations[K]>
+  | { body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string> }
+  /** another success status the contract documents (201, 202, 204), with its body */
+  | (SuccessOf<operations[K]> & { usage?: RequestUsage; headers?: Record<string, string> })
   /** The answer as events while it is produced; the request's usage is returned at their end. */
   | { events: AsyncGenerator<ServerSentEvent<K>, RequestUsage, undefined> };
 

@@ -13,6 +13,7 @@ import { PlanCatalogue } from '../domain/plans/catalogue.js';
 import { AuthenticationError, NotFoundError } from '../domain/errors.js';
 import { handlers, type ApiOperationId, type Handler } from '../handlers/index.js';
 import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
+import { checkedParameters } from './parameters.js';
 import { sendEventStream } from './event-stream.js';
 import { ClientClosedError, MethodNotAllowedError } from './http-errors.js';
 import { isKeylessOperation, registerKeyless } from './keyless-operations.js';
@@ -74,7 +75,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
     try {
       admission = await admit(
         deps.requests,
-        { keyHash, clientIp: ctx.ip, request: { requestId: ctx.state.requestId, method: ctx.method, endpoint: c.operation.path } },
+        { keyHash, clientIp: ctx.ip, request: { requestId: ctx.state.requestId, method: ctx.method, endpoint: endpointName(c.operation.method, c.operation.path) } },
         now,
       );
     } catch (error) {
@@ -108,7 +109,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       if (!admission.admitted) throw admission.error;
     },
     notFound: (_c: OpenApiContext, ctx: Ctx) => {
-      throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage, plans and webhooks/endpoints.`);
+      throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage, plans, knowledge-bases and webhooks/endpoints.`);
     },
     methodNotAllowed: (_c: OpenApiContext, ctx: Ctx) => {
       const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
@@ -123,6 +124,17 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
   registerKeyless(api, deps);
   checkBodySpecs();
   return api;
+}
+
+const PATH_METHODS = new Map(Object.entries(spec.paths as Record<string, object>).map(([path, item]) => [path, Object.keys(item).length]));
+
+/**
+ * The endpoint a request counts for in the usage figures: the path template, with the method
+ * first when the path has several operations, so that each operation counts on its own (uploads
+ * apart from document listings: `POST /api/v1/dev/knowledge-bases/{kb_id}/documents`).
+ */
+export function endpointName(method: string, path: string): string {
+  return (PATH_METHODS.get(path) ?? 1) > 1 ? `${method.toUpperCase()} ${path}` : path;
 }
 
 type OperationSpec = { operationId?: string; requestBody?: { content?: RequestBodySpec['content'] } };
@@ -151,10 +163,13 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCa
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) closed.abort(new ClientClosedError('The client closed the connection before the response was complete.'));
     });
+    const parameters = checkedParameters(c, ctx);
     const result = await handler({
       body: (body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined) as never,
-      params: c.request.params as never,
-      query: c.request.query as never,
+      params: parameters.path as never,
+      query: parameters.query,
+      headers: parameters.headers,
+      request: { method: ctx.method, path: ctx.path },
       principal: admission.principal,
       // a unit of work only for the handlers that ask for one (made on first use)
       get em() {
@@ -170,7 +185,7 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCa
     if ('events' in result) return sendEventStream(ctx, result.events, { heartbeatMs: deps.streamHeartbeatMs, signal: closed.signal });
     ctx.state.usage = result.usage;
     if (result.headers) ctx.set(result.headers);
-    ctx.status = result.status ?? 200;
+    ctx.status = 'status' in result ? result.status : 200;
     if (result.body !== undefined) ctx.body = result.body;
   };
 }

@@ -15,6 +15,7 @@ export const ERROR_TABLE: Record<ErrorCode, Row> = {
   authentication_failed: { status: 401, shape: 'error' },
   api_key_revoked: { status: 401, shape: 'error' },
   forbidden: { status: 403, shape: 'error' },
+  storage_limit_exceeded: { status: 403, shape: 'error' },
   rate_limit_exceeded: { status: 429, shape: 'error', headers: retryAfter },
   quota_exceeded: { status: 429, shape: 'error', headers: retryAfter },
   invalid_request: { status: 400, shape: 'detail' },

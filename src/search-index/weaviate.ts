@@ -83,6 +83,12 @@ export class WeaviateSearchIndex implements SearchIndex {
     });
   }
 
+  async dropStore(store: string): Promise<void> {
+    if (!(await this.hasTenant(store))) return;
+    await this.use((collection) => collection.tenants.remove([store]));
+    this.tenants.delete(store);
+  }
+
   async search(store: string, request: SearchRequest): Promise<Hit[]> {
     const text = `${request.terms} ${request.stems}`.trim();
     if (!text || !(await this.hasTenant(store))) return [];

@@ -90,6 +90,12 @@ export class WorkerPool implements HeavyWork {
     });
   }
 
+  /** A pool with limits of its own (the ingestion jobs'); throws when a reader's tools are not installed. */
+  static withLimits(limits: PoolLimits): WorkerPool {
+    requirePopplerTools();
+    return new WorkerPool(limits);
+  }
+
   run<K extends HeavyJobKind>(kind: K, input: HeavyJobs[K]['input'], owner: string): Promise<HeavyJobs[K]['output']> {
     return new Promise((resolve, reject) => {
       // the worker answers with the output of the step it was given

@@ -30,6 +30,8 @@ const EXAMPLE_HOST = 'files.example.org';
 const EXAMPLE_STORE = 'school-42-biology';
 const STORE_DOCUMENT = 'cell-division.md';
 // files that the curl examples upload (`-F files=@name`), stood in for by type
+// the file a multipart example names in its `file` part (an upload of a knowledge base)
+const STAND_IN_TEXT = '--- PAGE 1 ---\nMitosis makes two identical cells; meiosis makes four different sex cells.';
 const STAND_INS: Record<string, string> = {
   '.jpg': 'test/fixtures/photo.jpg',
   '.pdf': 'samples/curriculum/pdf/grade11-mathematics-past-paper-2019.pdf',
@@ -39,6 +41,23 @@ let files: HttpsFileServer;
 let server: TestServer;
 let docs: DocsServer;
 let key: string;
+
+/**
+ * The key's knowledge bases made afresh (a rerun against the same database keeps the names the
+ * examples create): one, with one document, for the examples that name one.
+ */
+async function knowledgeBaseForExamples(): Promise<Record<string, string>> {
+  const listed = await sendRaw(server.url, 'listKnowledgeBases', { key });
+  // (the operator's store of the examples, school-42-biology, stays)
+  for (const kb of (listed.body as Schemas['KnowledgeBaseList']).knowledge_bases.filter((k) => k.id.startsWith('kb_'))) await sendRaw(server.url, 'deleteKnowledgeBase', { key, path: { kb_id: kb.id } });
+  const kb = await sendRaw(server.url, 'createKnowledgeBase', { key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Examples' }) });
+  const kbId = (kb.body as Schemas['KnowledgeBase']).id;
+  const form = new FormData();
+  form.append('file', new Blob([STAND_IN_TEXT]), 'notes.md');
+  form.append('metadata', JSON.stringify({ subject: 'Biology', grade: '12', category: 'short-notes', language: 'english' }));
+  const doc = await sendRaw(server.url, 'uploadDocument', { key, path: { kb_id: kbId }, body: form });
+  return { kb_id: kbId, document_id: (doc.body as Schemas['KnowledgeBaseDocument']).id };
+}
 
 beforeAll(async () => {
   files = await startHttpsFileServer({ certificate: makeCertificate([EXAMPLE_HOST]) });
@@ -140,7 +159,11 @@ function encode(example: RequestExample): { body: string | FormData; headers: Re
   if (example.mediaType === 'application/json') return { body: JSON.stringify(example.value), headers: { 'Content-Type': 'application/json' } };
   if (example.mediaType === 'multipart/form-data') {
     const form = new FormData();
-    for (const [name, value] of Object.entries(example.value)) form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+    for (const [name, value] of Object.entries(example.value)) {
+      // a `file` part is named by its file name in the example: the file is a stand-in
+      if (name === 'file') form.append(name, new Blob([STAND_IN_TEXT]), String(value));
+      else form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
     return { body: form, headers: {} };
   }
   throw new Error(`${example.operationId}: no encoder for ${example.mediaType}`);
@@ -161,7 +184,7 @@ describe('the request examples of the contract', () => {
   });
 
   test.each(apiExamples.map((e) => [`${e.operationId} ${e.mediaType} ${e.name}`, e] as const))('%s answers its documented success', async (_name, example) => {
-    // sendRaw checks the answer against the operation's documented responses
+    // sendRaw checks the answer against the operation's documented responses, with the operation's method
     const res = await sendRaw(server.url, example.operationId, { key, path: await examplePath(example.operationId), ...encode(example) });
     expect({ status: res.status, body: res.body }).toMatchObject({ status: successStatus(example.operationId) });
     if (example.operationId === 'query' || example.operationId === 'queryMultipart') expectQueryAnswer(example.value, res.body as Schemas['QueryResponse']);
@@ -176,8 +199,13 @@ function successStatus(operationId: string): number {
   return Number(Object.keys(operation?.responses ?? {}).find((status) => status.startsWith('2')));
 }
 
-/** The path parameters of an example: a webhook endpoint of the examples' key, made from the contract's own example. */
+/**
+ * The path parameters of an example: for a knowledge-base operation, a knowledge base with one
+ * document made afresh (examples share names); for a webhook endpoint's, an endpoint of the
+ * examples' key made from the contract's own example.
+ */
 async function examplePath(operationId: string): Promise<Record<string, string> | undefined> {
+  if (operationId.endsWith('KnowledgeBase') || operationId.endsWith('Document') || operationId.endsWith('Documents')) return knowledgeBaseForExamples();
   if (operationId !== 'updateWebhookEndpoint') return undefined;
   const [body] = (spec.components.schemas as unknown as Record<string, { examples: Schemas['NewWebhookEndpointRequest'][] }>).NewWebhookEndpointRequest!.examples;
   const { data } = await apiClient(server.url, key).POST('/api/v1/dev/webhooks/endpoints', { body: body! });

@@ -138,6 +138,23 @@ describe('webhook endpoints over the API', () => {
     expect((await client.GET(ENDPOINTS)).data!.data).toEqual([]);
   });
 
+  test('a creation retried with its Idempotency-Key answers the same endpoint and secret and creates nothing; another body with that key is 400', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const json = { 'Content-Type': 'application/json', 'Idempotency-Key': `retry-${paths}` };
+    const body = JSON.stringify({ url: receiver.url(receiverPath()), event_types: ['api_key.created'] });
+    const first = await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body });
+    const again = await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await apiClient(server.url, key).GET(ENDPOINTS)).data!.data).toHaveLength(1);
+    const other = await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body: JSON.stringify({ url: receiver.url(receiverPath()), event_types: ['api_key.revoked'] }) });
+    expect(other.status).toBe(400);
+    expect((await apiClient(server.url, key).GET(ENDPOINTS)).data!.data).toHaveLength(1);
+  });
+
   test('URLs that are not HTTPS to a public address are refused with 400, at creation and on update', async () => {
     const { key } = await newKey(server.orm, { plan: 'pro' });
     const client = apiClient(server.url, key);

@@ -9,6 +9,7 @@ import { Migration20261123200000_hot_path } from './Migration20261123200000_hot_
 import { Migration20261123200000_dashboard_accounts } from './Migration20261123200000_dashboard_accounts.js';
 import { Migration20261123210000_billing } from './Migration20261123210000_billing.js';
 import { Migration20261123230000_request_timing } from './Migration20261123230000_request_timing.js';
+import { Migration20261124000000_knowledge_bases } from './Migration20261124000000_knowledge_bases.js';
 import { Migration20261124100000_webhooks } from './Migration20261124100000_webhooks.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
@@ -23,5 +24,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123200000_dashboard_accounts', class: Migration20261123200000_dashboard_accounts },
   { name: 'Migration20261123210000_billing', class: Migration20261123210000_billing },
   { name: 'Migration20261123230000_request_timing', class: Migration20261123230000_request_timing },
+  { name: 'Migration20261124000000_knowledge_bases', class: Migration20261124000000_knowledge_bases },
   { name: 'Migration20261124100000_webhooks', class: Migration20261124100000_webhooks },
 ];

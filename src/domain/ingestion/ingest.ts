@@ -89,24 +89,46 @@ export function checkMetadata(metadata: MetadataInput): DocumentMetadata {
   return { subject: subject.trim(), grade: grade.trim(), category: category as Category, language: language as Language, year: year?.trim() || undefined };
 }
 
-/**
- * Extracts, chunks and indexes one document into a store, replacing an earlier version of it.
- * The new chunks are written under a fresh run id before the old ones are removed, and a failed
- * write removes what it wrote, so the store never holds a half-written document.
- */
-export async function ingestDocument(em: EntityManager, index: SearchIndex, embedder: Embedder | null, request: IngestRequest): Promise<IngestResult> {
-  const metadata = checkMetadata(request.metadata);
-  const pages = await extractDocument(request.name, request.bytes, request.work, 'ingest');
-  const chunks = chunkPages(pages);
-  const id = documentId(request.store, request.name);
-  const run = randomUUID();
-  await ensureStore(em, request.store, { owner: request.owner, shared: request.shared });
+export interface IndexRequest {
+  store: string;
+  documentId: string;
+  /** shown in citations */
+  name: string;
+  /** the file's name, which says how it is read (.pdf, .txt, .md) */
+  fileName: string;
+  bytes: Uint8Array;
+  metadata: DocumentMetadata;
+  work: HeavyWork;
+  /** whose share of `work` reads the file */
+  owner: string;
+  embeddingRetryDelaysMs?: readonly number[];
+  /** runs once the file was read, before anything is written (the store is made then, not for a file that cannot be read) */
+  beforeWrite?: () => Promise<unknown>;
+}
 
+export interface IndexedRun {
+  /** the ingestion run the chunks were written under */
+  run: string;
+  pages: number;
+  chunks: number;
+}
+
+/**
+ * Extracts, chunks, embeds and writes one document's chunks under a fresh run id, beside any
+ * earlier run of the same document: the caller then removes the other runs (replaceOtherRuns) or
+ * this one. A failed write removes what it wrote, so the index never holds half a run.
+ */
+export async function indexDocumentRun(index: SearchIndex, embedder: Embedder | null, request: IndexRequest): Promise<IndexedRun> {
+  const pages = await extractDocument(request.fileName, request.bytes, request.work, request.owner);
+  const chunks = chunkPages(pages);
+  await request.beforeWrite?.();
+  const run = randomUUID();
+  const { metadata } = request;
   const records: ChunkRecord[] = chunks.map((chunk) => ({
     textTerms: analysedText(chunk.text),
     textStems: stemText(chunk.text),
     chunkText: chunk.text,
-    documentId: id,
+    documentId: request.documentId,
     documentName: request.name,
     subject: metadata.subject,
     grade: metadata.grade,
@@ -121,22 +143,48 @@ export async function ingestDocument(em: EntityManager, index: SearchIndex, embe
   try {
     await index.writeChunks(request.store, records, vectors);
   } catch (error) {
-    await index.deleteChunks(request.store, { documentId: id, ingestRun: run }).catch(() => undefined);
+    await index.deleteChunks(request.store, { documentId: request.documentId, ingestRun: run }).catch(() => undefined);
     throw error;
   }
-  await index.deleteChunks(request.store, { documentId: id, exceptRun: run });
+  return { run, pages: pages.length, chunks: chunks.length };
+}
+
+/**
+ * Extracts, chunks and indexes one document into a store, replacing an earlier version of it.
+ * The new chunks are written under a fresh run id before the old ones are removed, and a failed
+ * write removes what it wrote, so the store never holds a half-written document.
+ */
+export async function ingestDocument(em: EntityManager, index: SearchIndex, embedder: Embedder | null, request: IngestRequest): Promise<IngestResult> {
+  const metadata = checkMetadata(request.metadata);
+  const id = documentId(request.store, request.name);
+  const indexed = await indexDocumentRun(index, embedder, {
+    store: request.store,
+    documentId: id,
+    name: request.name,
+    fileName: request.name,
+    bytes: request.bytes,
+    metadata,
+    work: request.work,
+    owner: 'ingest',
+    embeddingRetryDelaysMs: request.embeddingRetryDelaysMs,
+    beforeWrite: () => ensureStore(em, request.store, { owner: request.owner, shared: request.shared }),
+  });
+  await index.deleteChunks(request.store, { documentId: id, exceptRun: indexed.run });
 
   const existing = await em.findOne(Document, { id });
   const values = {
     name: request.name,
     metadata: { ...metadata, year: metadata.year ?? '' },
-    pageCount: pages.length,
-    chunkCount: chunks.length,
+    pageCount: indexed.pages,
+    chunkCount: indexed.chunks,
     contentSha256: createHash('sha256').update(request.bytes).digest('hex'),
     ingestedAt: new Date(),
+    sizeBytes: request.bytes.length,
+    state: 'ready' as const,
+    updatedAt: new Date(),
   };
   if (existing) em.assign(existing, values);
   else em.create(Document, { id, store: request.store, ...values });
   await em.flush();
-  return { documentId: id, pages: pages.length, chunks: chunks.length, replaced: existing !== null };
+  return { documentId: id, pages: indexed.pages, chunks: indexed.chunks, replaced: existing !== null };
 }

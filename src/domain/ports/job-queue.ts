@@ -1,4 +1,11 @@
+export interface JobOptions {
+  /** a job's own id (a UUID): sending one that exists already adds nothing */
+  id?: string;
+  /** the group the job belongs to (an account), whose jobs run only a few at a time */
+  group?: string;
+}
+
 /** Durable background work: a job sent is done at least once, also across restarts. */
 export interface JobQueue {
-  send(queue: string, data: Record<string, unknown>): Promise<void>;
+  send(queue: string, data: Record<string, unknown>, options?: JobOptions): Promise<void>;
 }

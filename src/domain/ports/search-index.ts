@@ -69,6 +69,8 @@ export interface SearchIndex {
   /** Adds chunks to the store (creating it in the index when needed), with their vectors when given. */
   writeChunks(store: string, chunks: ChunkRecord[], vectors?: number[][]): Promise<void>;
   deleteChunks(store: string, which: ChunkSelection): Promise<void>;
+  /** Removes the store and every chunk in it (nothing happens for a store the index does not hold). */
+  dropStore(store: string): Promise<void>;
   /** The store's best matches, best first; none for a store that holds nothing yet. */
   search(store: string, request: SearchRequest): Promise<Hit[]>;
   /** The store's chunks that have no vector (those indexed before hybrid retrieval), read in batches. */

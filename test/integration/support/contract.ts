@@ -174,13 +174,13 @@ export function apiClient(baseUrl: string, key?: string): ApiClient {
 export async function sendRaw(
   baseUrl: string,
   operationId: string,
-  init: RequestInit & { key?: string; path?: Record<string, string> } = {},
+  init: RequestInit & { key?: string; path?: Record<string, string>; query?: Record<string, string> } = {},
 ): Promise<ApiResponse & { bytes: number }> {
-  const { key, path, ...request } = init;
+  const { key, path, query, ...request } = init;
   const operation = operationOf(operationId);
   const headers = new Headers(request.headers);
   if (key) headers.set('X-API-Key', key);
-  const url = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(path?.[name] ?? `{${name}}`));
+  const url = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(path?.[name] ?? `{${name}}`)) + (query ? `?${new URLSearchParams(query).toString()}` : '');
   const res = await fetch(`${baseUrl}${url}`, { method: operation.method.toUpperCase(), ...request, headers });
   const text = await res.text();
   const response = {

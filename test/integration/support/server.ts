@@ -6,10 +6,11 @@ import { systemClock, type Clock } from '../../../src/clock.js';
 import { connect, type Orm } from '../../../src/db/orm.js';
 import { createApp } from '../../../src/http/app.js';
 import { createHttpServer, listen } from '../../../src/http/server.js';
-import { loadConfig } from '../../../src/config.js';
+import { ingestionSettings, loadConfig } from '../../../src/config.js';
 import type { AvailabilityLog } from '../../../src/providers/openai-embedder.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { startBillingWorker } from '../../../src/jobs/billing-worker.js';
+import { startIngestionWorker } from '../../../src/jobs/ingestion-worker.js';
 import { closeServer, onCleanup } from './cleanup.js';
 
 export const HASH_SECRET = 'integration-tests-secret-0123456789abcdef';
@@ -48,6 +49,7 @@ export function testServices(overrides: Partial<Services> = {}, env: NodeJS.Proc
     await services.jobs.stop();
     await services.index.close();
     await services.work.close();
+    await services.ingestionWork.close();
   });
   return services;
 }
@@ -67,13 +69,17 @@ export async function startServer(
     authFailuresPerMinute?: number;
     streamHeartbeatMs?: number;
     port?: number;
+    /** runs the ingestion worker of uploaded documents in this server, as a service process does */
+    ingestion?: boolean;
   } = {},
 ): Promise<TestServer> {
   const services = options.services ?? testServices();
   let orm: Orm | undefined;
   let server: Server | undefined;
+  let stopSweep: (() => void) | undefined;
   const close = onCleanup(async () => {
     if (server) await closeServer(server);
+    stopSweep?.();
     await services.jobs.stop();
     await orm?.close();
     await services.index.close();
@@ -99,6 +105,10 @@ export async function startServer(
       streamHeartbeatMs: options.streamHeartbeatMs ?? loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET }).STREAM_HEARTBEAT_MS,
     });
     if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, options.clock ?? systemClock, log);
+    if (options.ingestion) {
+      const config = loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET });
+      stopSweep = await startIngestionWorker(services.jobs, orm, services, options.clock ?? systemClock, log, { ...ingestionSettings(config), sweepMs: 2_000 });
+    }
     server = await listen(createHttpServer(app, log), options.port ?? 0, '127.0.0.1');
     const { port } = server.address() as AddressInfo;
     return { url: `http://127.0.0.1:${port}`, orm, logs, close };

@@ -1,0 +1,112 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SearchIndex } from '../ports/search-index.js';
+import { recordEvent } from '../webhooks/events.js';
+
+// A document's state changes, each in one transaction that first locks the document's row: an
+// upload of a new file (replaceDocument), a deletion and the ingestion job's ending never
+// interleave. The webhook event of an ending (`knowledge_base.document.ready` or `.failed`) is
+// written in the same transaction, so it is sent exactly for the ending that was committed.
+
+interface LockedDocument {
+  revision: number;
+  state: string;
+  store_id: string;
+  account_id: string;
+  name: string;
+}
+
+async function lockDocument(tx: EntityManager, documentId: string): Promise<LockedDocument | undefined> {
+  const [row] = await tx.execute<LockedDocument[]>(
+    'select d.revision, d.state, d.store_id, s.account_id, d.name from document d join store s on s.id = d.store_id where d.id = ? for update of d',
+    [documentId],
+  );
+  return row;
+}
+
+/** Notes when the job began reading the document's current file (its first attempt only). */
+export async function markProcessingStarted(em: EntityManager, documentId: string, revision: number, now: Date): Promise<void> {
+  await em.execute('update document set processing_started_at = ? where id = ? and revision = ? and state = ? and processing_started_at is null', [
+    now,
+    documentId,
+    revision,
+    'processing',
+  ]);
+}
+
+export interface IndexedDocument {
+  documentId: string;
+  /** the upload the job read */
+  revision: number;
+  /** the ingestion run its chunks were written under */
+  run: string;
+  pages: number;
+  chunks: number;
+}
+
+export type ReadyOutcome = 'ready' | 'failed' | 'stale';
+
+/**
+ * processing → ready: the run's chunks become the document's (the other runs' leave the index),
+ * with its pages and chunks, and the stored file is dropped. When the document was deleted,
+ * replaced by a newer upload or already ended (a job run again after a restart), the run's own
+ * chunks are removed instead and nothing else changes (`stale`). A document whose pages would
+ * pass the account's pages limit ends `failed` instead.
+ */
+export async function markDocumentReady(em: EntityManager, index: SearchIndex, done: IndexedDocument, maxPages: (accountId: string) => Promise<number>, now: Date): Promise<ReadyOutcome> {
+  return em.transactional(async (tx) => {
+    const row = await lockDocument(tx, done.documentId);
+    if (!row || row.revision !== done.revision || row.state !== 'processing') {
+      if (row) await index.deleteChunks(row.store_id, { documentId: done.documentId, ingestRun: done.run });
+      return 'stale';
+    }
+    const limit = await maxPages(row.account_id);
+    const [used] = await tx.execute<{ pages: string }[]>(
+      `select coalesce(sum(d.page_count), 0) as pages from document d join store s on s.id = d.store_id
+       where s.account_id = ? and d.state = 'ready' and d.id <> ?`,
+      [row.account_id, done.documentId],
+    );
+    if (Number(used?.pages ?? 0) + done.pages > limit) {
+      await failLocked(tx, index, row, done.documentId, `The document has ${done.pages} pages, more than the ${limit - Number(used?.pages ?? 0)} left of the plan's limit of ${limit} pages per account. Delete documents you no longer need and upload it again.`, now);
+      return 'failed';
+    }
+    await index.deleteChunks(row.store_id, { documentId: done.documentId, exceptRun: done.run });
+    await tx.execute(
+      `update document set state = 'ready', failure_reason = null, page_count = ?, chunk_count = ?, ingested_at = ?, finished_at = ?, updated_at = ? where id = ?`,
+      [done.pages, done.chunks, now, now, now, done.documentId],
+    );
+    await tx.execute('delete from document_upload where document_id = ?', [done.documentId]);
+    recordEvent(tx, row.account_id, 'knowledge_base.document.ready', documentEvent(row, done.documentId, null), now);
+    return 'ready';
+  });
+}
+
+/**
+ * processing → failed, with a reason a person can act on: nothing of the document stays in the
+ * index (also not the chunks of an earlier upload it replaced), and the stored file is dropped.
+ * Changes nothing (false) when the document was deleted, replaced by a newer upload or ended.
+ */
+export async function markDocumentFailed(em: EntityManager, index: SearchIndex, documentId: string, revision: number, reason: string, now: Date): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const row = await lockDocument(tx, documentId);
+    if (!row || row.revision !== revision || row.state !== 'processing') return false;
+    await failLocked(tx, index, row, documentId, reason, now);
+    return true;
+  });
+}
+
+async function failLocked(tx: EntityManager, index: SearchIndex, row: LockedDocument, documentId: string, reason: string, now: Date): Promise<void> {
+  await index.deleteChunks(row.store_id, { documentId });
+  await tx.execute(`update document set state = 'failed', failure_reason = ?, page_count = null, chunk_count = null, finished_at = ?, updated_at = ? where id = ?`, [
+    reason,
+    now,
+    now,
+    documentId,
+  ]);
+  await tx.execute('delete from document_upload where document_id = ?', [documentId]);
+  recordEvent(tx, row.account_id, 'knowledge_base.document.failed', documentEvent(row, documentId, reason), now);
+}
+
+/** The payload of a document event (KnowledgeBaseDocumentEvent in the contract). */
+function documentEvent(row: LockedDocument, documentId: string, reason: string | null): Record<string, unknown> {
+  return { store_id: row.store_id, document_id: documentId, name: row.name, reason };
+}

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UnreadableDocumentError } from '../documents/extract.js';
+import { checkMetadata, indexDocumentRun } from '../ingestion/ingest.js';
+import type { Embedder } from '../ports/embedder.js';
+import type { HeavyWork } from '../ports/heavy-work.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import type { SearchIndex } from '../ports/search-index.js';
+import { markDocumentFailed, markDocumentReady, markProcessingStarted } from './document-states.js';
+import { maxPagesOf, type IngestionJob } from './documents.js';
+
+/** The durable queue of uploaded documents waiting to be read and indexed. */
+export const INGESTION_QUEUE = 'document-ingestion';
+
+/**
+ * The job's id: one per upload (document and revision), so that queuing it again (the sweep
+ * after a restart) adds nothing while it waits or runs.
+ */
+export function ingestionJobId(documentId: string, revision: number): string {
+  const hex = createHash('sha256').update(`${INGESTION_QUEUE}:${documentId}:${revision}`).digest('hex');
+  // shaped as a version 4 UUID, as pg-boss's id column wants one
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Queues the job of an upload, in its account's group (whose jobs run a few at a time). */
+export async function queueIngestion(queue: JobQueue, job: IngestionJob): Promise<void> {
+  await queue.send(INGESTION_QUEUE, { documentId: job.documentId, revision: job.revision }, { id: ingestionJobId(job.documentId, job.revision), group: job.accountId });
+}
+
+/** The uploads still `processing`, to be queued again: their job may never have been queued (a stop right after the upload). */
+export async function processingUploads(em: EntityManager): Promise<IngestionJob[]> {
+  const rows = await em.execute<{ id: string; revision: number; account_id: string }[]>(
+    `select d.id, d.revision, s.account_id from document d join store s on s.id = d.store_id where d.state = 'processing' and s.account_id is not null`,
+  );
+  return rows.map((r) => ({ documentId: r.id, revision: r.revision, accountId: r.account_id }));
+}
+
+export interface IngestionDeps {
+  em: () => EntityManager;
+  index: SearchIndex;
+  embedder: Embedder | null;
+  /** the worker pool that reads uploaded files, with ingestion's budgets */
+  work: HeavyWork;
+  now: () => Date;
+}
+
+interface Stored {
+  revision: number;
+  state: string;
+  name: string;
+  file_name: string | null;
+  metadata: Record<string, string>;
+  store_id: string;
+  account_id: string;
+  bytes: Buffer | null;
+}
+
+/**
+ * Reads, chunks, embeds and indexes one upload, then ends the document `ready` (or `failed` with
+ * why). Safe to run again at any point (after a crash, or twice): each run writes its chunks
+ * under its own run id and only the run that ends the document keeps them, so a document ends
+ * ready once, with its chunks once. A file that cannot be read fails at once; other failures (the
+ * search index or the embeddings endpoint) throw, so the queue retries with backoff, and on the
+ * last attempt the document fails with the reason.
+ */
+export async function runIngestionJob(deps: IngestionDeps, job: { documentId: string; revision: number }, lastAttempt: boolean): Promise<void> {
+  const em = deps.em();
+  const [stored] = await em.execute<Stored[]>(
+    `select d.revision, d.state, d.name, d.file_name, d.metadata, d.store_id, s.account_id, u.bytes
+     from document d join store s on s.id = d.store_id left join document_upload u on u.document_id = d.id and u.revision = d.revision
+     where d.id = ?`,
+    [job.documentId],
+  );
+  // deleted, replaced by a newer upload (whose own job follows), or ended already
+  if (!stored || stored.revision !== job.revision || stored.state !== 'processing') return;
+  if (!stored.bytes) {
+    await markDocumentFailed(em, deps.index, job.documentId, job.revision, 'The uploaded file is no longer stored. Upload the document again.', deps.now());
+    return;
+  }
+  await markProcessingStarted(em, job.documentId, job.revision, deps.now());
+  let indexed;
+  try {
+    indexed = await indexDocumentRun(deps.index, deps.embedder, {
+      store: stored.store_id,
+      documentId: job.documentId,
+      name: stored.name,
+      fileName: stored.file_name ?? stored.name,
+      bytes: new Uint8Array(stored.bytes),
+      metadata: checkMetadata(stored.metadata),
+      work: deps.work,
+      // an account's files are read one after another, and accounts take turns
+      owner: `account:${stored.account_id}`,
+    });
+  } catch (error) {
+    if (error instanceof UnreadableDocumentError) {
+      await markDocumentFailed(em, deps.index, job.documentId, job.revision, `${error.message}.`, deps.now());
+      return;
+    }
+    if (lastAttempt) {
+      const why = error instanceof Error ? error.message : String(error);
+      await markDocumentFailed(em, deps.index, job.documentId, job.revision, `The service could not index the document after several attempts (${why}). Upload it again later.`, deps.now());
+      return;
+    }
+    throw error;
+  }
+  await markDocumentReady(em, deps.index, { documentId: job.documentId, revision: job.revision, ...indexed }, (accountId) => maxPagesOf(em, accountId, deps.now()), deps.now());
+}

@@ -1,0 +1,120 @@
+import { randomInt } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { Account, Document, Store } from '../../db/entities.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { Principal } from '../keys/principal.js';
+import type { SearchIndex } from '../ports/search-index.js';
+
+// Knowledge bases over the API: an account's own stores, named by the account and identified by
+// an id the service makes. The shared stores (`default`) are readable here and changed by nobody.
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `prefix` and `length` random letters or digits (about 6 bits each), e.g. `kb_3xQh7Ld0WfZr8bN2cPsA`. */
+export function randomId(prefix: string, length: number): string {
+  let id = prefix;
+  for (let i = 0; i < length; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
+  return id;
+}
+
+/** Refuses every knowledge-base operation on a plan without custom knowledge bases, naming the plan. */
+export function requireKnowledgeBases(principal: Principal): void {
+  if (!principal.plan.customKnowledgeBases) {
+    throw new ForbiddenError(
+      `This API key does not have permission to access this resource: custom knowledge bases are not included in the ${principal.plan.name} plan.`,
+    );
+  }
+}
+
+/**
+ * The knowledge base if the caller may use it: its account's own, or a shared store for reading.
+ * Another account's is "not found" (never revealing that it exists); a shared store refuses
+ * `write`s.
+ */
+export async function knowledgeBaseFor(em: EntityManager, id: string, principal: Principal, access: 'read' | 'write'): Promise<Store> {
+  requireKnowledgeBases(principal);
+  const store = await em.findOne(Store, { id });
+  const owned = store?.account?.id === principal.accountId;
+  if (!store || !(owned || store.shared)) throw new NotFoundError(`Knowledge base '${id}' was not found.`);
+  if (!owned && access === 'write') {
+    throw new ForbiddenError(`This API key does not have permission to access this resource: '${id}' is a shared store; it can be read but not changed.`);
+  }
+  return store;
+}
+
+export interface KnowledgeBaseFigures {
+  documents: number;
+  pages: number;
+  bytes: number;
+}
+
+/** Documents (every state), pages (of ready documents) and bytes of files, per store. */
+export async function storeFigures(em: EntityManager, storeIds: string[]): Promise<Map<string, KnowledgeBaseFigures>> {
+  const figures = new Map<string, KnowledgeBaseFigures>();
+  if (storeIds.length === 0) return figures;
+  const rows = await em.execute<{ store_id: string; documents: number; pages: string; bytes: string }[]>(
+    `select store_id, count(*)::int as documents, coalesce(sum(page_count) filter (where state = 'ready'), 0) as pages, coalesce(sum(size_bytes), 0) as bytes
+     from document where store_id in (${storeIds.map(() => '?').join(', ')}) group by store_id`,
+    storeIds,
+  );
+  for (const row of rows) figures.set(row.store_id, { documents: row.documents, pages: Number(row.pages), bytes: Number(row.bytes) });
+  return figures;
+}
+
+export async function createKnowledgeBase(em: EntityManager, principal: Principal, name: string, now: Date): Promise<Store> {
+  requireKnowledgeBases(principal);
+  await nameIsFree(em, principal.accountId, name);
+  const store = em.create(Store, { id: randomId('kb_', 20), account: em.getReference(Account, principal.accountId), shared: false, name, createdAt: now });
+  await flushUnique(em, name);
+  return store;
+}
+
+/** The account's knowledge bases, oldest first. */
+export async function listKnowledgeBases(em: EntityManager, principal: Principal): Promise<Store[]> {
+  requireKnowledgeBases(principal);
+  return em.find(Store, { account: principal.accountId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+export async function renameKnowledgeBase(em: EntityManager, principal: Principal, id: string, name: string): Promise<Store> {
+  const store = await knowledgeBaseFor(em, id, principal, 'write');
+  if (store.name === name) return store;
+  await nameIsFree(em, principal.accountId, name);
+  store.name = name;
+  await flushUnique(em, name);
+  return store;
+}
+
+/**
+ * Deletes the knowledge base, its documents (with their waiting files) and their chunks: the
+ * chunks first, so that nothing of it can be found once the call returns; a job still reading
+ * one of its documents finds the document gone and removes what it wrote.
+ */
+export async function deleteKnowledgeBase(em: EntityManager, index: SearchIndex, principal: Principal, id: string): Promise<void> {
+  const store = await knowledgeBaseFor(em, id, principal, 'write');
+  await em.transactional(async (tx) => {
+    // no upload or state change of its documents meanwhile
+    await tx.execute('select id from store where id = ? for update', [store.id]);
+    await index.dropStore(store.id);
+    await tx.nativeDelete(Document, { store: store.id });
+    await tx.nativeDelete(Store, { id: store.id });
+  });
+}
+
+async function nameIsFree(em: EntityManager, accountId: string, name: string): Promise<void> {
+  if (await em.count(Store, { account: accountId, name })) throw nameTaken(name);
+}
+
+/** A concurrent request that took the name first loses at the unique index: the same 409. */
+async function flushUnique(em: EntityManager, name: string): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw nameTaken(name);
+    throw error;
+  }
+}
+
+function nameTaken(name: string): ConflictError {
+  return new ConflictError(`A knowledge base named '${name}' already exists in this account.`);
+}
