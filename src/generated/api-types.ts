@@ -4012,8 +4012,9 @@ export interface components {
         };
         /**
          * @description The request was refused: a body that is not valid JSON or does not match its schema (the
-         *     `detail` names the field and the rule), a URL that is not HTTPS to a public address, or a
-         *     malformed `cursor`. Counted once.
+         *     `detail` names the field and the rule), a URL that is not HTTPS to a public address, a
+         *     path id that is not a UUID (no endpoint or delivery has such an id), or a malformed `cursor`.
+         *     Counted once.
          */
         WebhookBadRequest: {
             headers: {
@@ -4358,6 +4359,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["WebhookEndpointOk"];
+            400: components["responses"]["WebhookBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
@@ -4379,6 +4381,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["WebhookEndpointDeleted"];
+            400: components["responses"]["WebhookBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
@@ -4428,6 +4431,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["WebhookSecretRotated"];
+            400: components["responses"]["WebhookBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
@@ -4449,6 +4453,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             202: components["responses"]["WebhookDeliveryAccepted"];
+            400: components["responses"]["WebhookBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
@@ -4500,6 +4505,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             202: components["responses"]["WebhookDeliveryAccepted"];
+            400: components["responses"]["WebhookBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
 import { pruneEvents } from '../../src/domain/webhooks/dispatch.js';
@@ -180,8 +181,11 @@ describe('webhook endpoints over the API', () => {
     ];
     expect(bad.map((r) => r.status)).toEqual([400, 400, 400, 400]);
     const id = (await createEndpoint(key, receiverPath())).endpoint.id;
-    expect((await sendRaw(server.url, 'getWebhookEndpoint', { key, path: { endpoint_id: 'not-a-uuid' } })).status).toBe(404);
-    expect((await sendRaw(server.url, 'redeliverWebhook', { key, path: { endpoint_id: id, delivery_id: 'nope' } })).status).toBe(404);
+    // an id that cannot be one is a bad request; a well-formed id of nothing is not found
+    expect((await sendRaw(server.url, 'getWebhookEndpoint', { key, path: { endpoint_id: 'not-a-uuid' } })).status).toBe(400);
+    expect((await sendRaw(server.url, 'redeliverWebhook', { key, path: { endpoint_id: id, delivery_id: 'nope' } })).status).toBe(400);
+    expect((await sendRaw(server.url, 'getWebhookEndpoint', { key, path: { endpoint_id: randomUUID() } })).status).toBe(404);
+    expect((await sendRaw(server.url, 'redeliverWebhook', { key, path: { endpoint_id: id, delivery_id: randomUUID() } })).status).toBe(404);
     const withQuery = (query: string) => fetch(`${server.url}${ENDPOINTS}/${id}/deliveries?${query}`, { headers: { 'X-API-Key': key } });
     for (const query of ['limit=0', 'limit=101', 'limit=two', 'cursor=garbage']) {
       const res = await withQuery(query);
