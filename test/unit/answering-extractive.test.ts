@@ -166,6 +166,24 @@ describe('extractive answers', () => {
     expect(drafted).toEqual({ answer: 'The cathedral in Kiev was his.', used: [1] });
   });
 
+  test('"does" and "not" of the question are no content: the sentence with its subject wins', () => {
+    const drafted = extractiveAnswer('What does an invertebrate, like a snail, not have?', [
+      passage('Snails are an example of invertebrates, animals without a backbone.'),
+      passage('It does not help to classify not just the insects but all invertebrates.'),
+    ]);
+    expect(drafted).toEqual({ answer: 'Snails are an example of invertebrates, animals without a backbone.', used: [0] });
+  });
+
+  test('between sentences with the same words, the one that has them in the question\'s order wins', () => {
+    const drafted = extractiveAnswer('When the earth is between the moon and the sun, what type of moon shows?', [
+      passage(
+        'When the Moon moves between Earth and the Sun, the side facing Earth is dark. ' +
+          'A full moon occurs when the whole side facing Earth is lit. This happens when Earth is between the Moon and the Sun.',
+      ),
+    ]);
+    expect(drafted.answer).toBe('A full moon occurs when the whole side facing Earth is lit. This happens when Earth is between the Moon and the Sun.');
+  });
+
   test('say plainly when nothing relevant was found, with nothing to cite', () => {
     expect(extractiveAnswer('What is osmosis?', [passage('Volcanoes erupt lava.')])).toEqual({
       answer: 'No relevant passages were found in the indexed curriculum documents for this question.',
