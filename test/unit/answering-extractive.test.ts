@@ -184,6 +184,18 @@ describe('extractive answers', () => {
     expect(drafted.answer).toBe('A full moon occurs when the whole side facing Earth is lit. This happens when Earth is between the Moon and the Sun.');
   });
 
+  test('a past paper\'s next exam item, on the line under the answer, is not quoted with it', () => {
+    const text = [
+      '--- PAGE 1 ---',
+      '(a) Sunil deposits 50,000 rupees at 10% compound interest a year. How much will he have after 2 years?',
+      'Answer: after the first year he has 55,000 rupees and after the second 60,500. The compound interest earned is 10,500',
+      'rupees.',
+      '(b) How much would he have earned with simple interest at the same rate for 2 years?',
+    ].join('\n');
+    const drafted = extractiveAnswer('How much compound interest do 50,000 rupees earn at 10% a year?', [passage(text)]);
+    expect(drafted.answer).toBe('The compound interest earned is 10,500 rupees.');
+  });
+
   test('say plainly when nothing relevant was found, with nothing to cite', () => {
     expect(extractiveAnswer('What is osmosis?', [passage('Volcanoes erupt lava.')])).toEqual({
       answer: 'No relevant passages were found in the indexed curriculum documents for this question.',
