@@ -196,6 +196,19 @@ describe('extractive answers', () => {
     expect(drafted.answer).toBe('The compound interest earned is 10,500 rupees.');
   });
 
+  test('an abbreviation in parentheses does not end a sentence, so a heading with one stays a heading', () => {
+    const text = [
+      '--- PAGE 1 ---',
+      'මහා පරාක්‍රමබාහු රජු (ක්‍රි. ව. 1153–1186)',
+      'පරාක්‍රම සමුද්‍රය පොළොන්නරුවේ ඇති විශාල ජලාශයකි. එය වැව් කිහිපයක් එකට යා කිරීමෙන් සාදන ලදී.',
+    ].join('\n');
+    const drafted = extractiveAnswer('මහා පරාක්‍රමබාහු රජු සෑදූ ජලාශය කුමක්ද?', [passage(text, 'sinhala')]);
+    expect(drafted.answer).toBe('පරාක්‍රම සමුද්‍රය පොළොන්නරුවේ ඇති විශාල ජලාශයකි. එය වැව් කිහිපයක් එකට යා කිරීමෙන් සාදන ලදී.');
+    expect(extractiveAnswer('How long is the Mahaweli river?', [passage('The Mahaweli river (approx. 335 km long) is the longest. It flows north-east.')]).answer).toBe(
+      'The Mahaweli river (approx. 335 km long) is the longest. It flows north-east.',
+    );
+  });
+
   test('say plainly when nothing relevant was found, with nothing to cite', () => {
     expect(extractiveAnswer('What is osmosis?', [passage('Volcanoes erupt lava.')])).toEqual({
       answer: 'No relevant passages were found in the indexed curriculum documents for this question.',

@@ -185,7 +185,8 @@ function match(asked: Word, word: Word): number {
 
 /**
  * The sentences of a passage as the answer quotes them: a name's initial ("Ulysses S. Grant",
- * "යුලිසස් එස්. ග්‍රාන්ට්") does not end a sentence, and a heading run into its first sentence
+ * "යුලිසස් එස්. ග්‍රාන්ට්") or an abbreviation in parentheses does not end a sentence, and a
+ * heading run into its first sentence
  * ("Classification Features of Animals Animals are ...") is left out.
  */
 function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers'>[] {
@@ -199,7 +200,7 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     previousEnd = end;
     const sentence = text.slice(start, end).replace(/\s+/g, ' ');
     const previous = out.at(-1);
-    if (previous !== undefined && INITIAL_AT_END.test(previous.text)) {
+    if (previous !== undefined && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
       out[out.length - 1] = { text: joined, ...classify(joined, afterProse.at(-1)!) };
       continue;
@@ -241,6 +242,8 @@ const FULL_SHARE = 0.9;
 
 // An initial or a short title: one capital letter, Dr., Mr., St., or a Sinhala or Tamil letter with virama
 const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
+// A parenthesis opened just before the full stop holds an abbreviation ("(ක්‍රි. ව. 1153–1186)", "(approx. 5 cm)"), not a sentence's end
+const ABBREVIATION_IN_PARENTHESES = /\([^()\s]*(?:\s[^()\s]*)?\.$/u;
 // A capitalised heading of one or more words (joined by short lower-case words) before a sentence
 // that starts with a capital and goes on in lower case
 const GLUED_HEADING = /^((?:\p{Lu}[\p{L}'’-]*\s+(?:(?:and|of|the|in|to|for|a|an|on|with)\s+)*)+)(\p{Lu}[\p{L}'’-]*\s+\p{Ll})/u;
