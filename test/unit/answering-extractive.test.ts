@@ -209,6 +209,14 @@ describe('extractive answers', () => {
     );
   });
 
+  test('an exam paper\'s mark allocations are neither quoted nor matched', () => {
+    const drafted = extractiveAnswer('How do you work out the mean of a set of marks?', [
+      passage('--- PAGE 1 ---\nA fair die numbered 1 to 6 is rolled once by each pupil. [4 marks]'),
+      passage('--- PAGE 1 ---\nThe mean is the total divided by the number of values. (ලකුණු 2)'),
+    ]);
+    expect(drafted).toEqual({ answer: 'The mean is the total divided by the number of values.', used: [1] });
+  });
+
   test('say plainly when nothing relevant was found, with nothing to cite', () => {
     expect(extractiveAnswer('What is osmosis?', [passage('Volcanoes erupt lava.')])).toEqual({
       answer: 'No relevant passages were found in the indexed curriculum documents for this question.',

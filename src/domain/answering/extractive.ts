@@ -30,6 +30,8 @@ const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\
 const FRAGMENT = /^(#|[-•*▪◦–]\s)|\s[•▪◦]\s/u;
 // A caption's label before its sentence ("Figure 29.7 Vertebrata are ...")
 const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
+// An exam paper's mark allocation ("[4 marks]", "(ලකුණු 2)") is furniture: neither quoted nor matched ("a set of marks")
+const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
 // Words that ask (in a question, never in its answer) and Sinhala and Tamil function words (the
 // analyser removes English stopwords only): a sentence sharing them with the question says nothing
 const NOT_CONTENT = new Set(
@@ -205,7 +207,7 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
       out[out.length - 1] = { text: joined, ...classify(joined, afterProse.at(-1)!) };
       continue;
     }
-    const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, ''));
+    const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, '').replace(MARK_ALLOCATION, ''));
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
     out.push({ text: cleaned, ...classify(cleaned, afterProse.at(-1)!) });
   }
