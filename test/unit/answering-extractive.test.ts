@@ -217,6 +217,14 @@ describe('extractive answers', () => {
     expect(drafted).toEqual({ answer: 'The mean is the total divided by the number of values.', used: [1] });
   });
 
+  test('"Rs." does not end a sentence, and an exam item after a formula\'s "B." is no initial\'s name', () => {
+    const rupees = extractiveAnswer('How much simple interest is earned?', [passage('The simple interest earned is Rs. 10,000. Compound interest is larger.')]);
+    expect(rupees.answer).toBe('The simple interest earned is Rs. 10,000. Compound interest is larger.');
+    const text = "--- PAGE 1 ---\nIn Boolean algebra, the XOR gate gives A XOR B = A.B' + A'.B.\n\n(b) State De Morgan's laws.";
+    const formula = extractiveAnswer('What is the XOR gate in Boolean algebra?', [passage(text)]).answer;
+    expect(formula).toMatch(/^In Boolean algebra, the XOR gate gives A XOR B = A\.B' \+ A'\. ?B\.$/);
+  });
+
   test('say plainly when nothing relevant was found, with nothing to cite', () => {
     expect(extractiveAnswer('What is osmosis?', [passage('Volcanoes erupt lava.')])).toEqual({
       answer: 'No relevant passages were found in the indexed curriculum documents for this question.',

@@ -202,7 +202,8 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     previousEnd = end;
     const sentence = text.slice(start, end).replace(/\s+/g, ' ');
     const previous = out.at(-1);
-    if (previous !== undefined && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
+    // (an exam item after "... A'.B." starts anew: its "B." was no initial)
+    if (previous !== undefined && !EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
       out[out.length - 1] = { text: joined, ...classify(joined, afterProse.at(-1)!) };
       continue;
@@ -242,8 +243,9 @@ const LINE_END = /[.!?,;:।෴]["'”’)\]]*\s*$/u;
 /** A line with room left for the next word, by this share of the text's width, stopped before the margin. */
 const FULL_SHARE = 0.9;
 
-// An initial or a short title: one capital letter, Dr., Mr., St., or a Sinhala or Tamil letter with virama
-const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
+// An initial, a short title or an abbreviation before a number: one capital letter, Dr., Mr., St., Rs. (rupees),
+// or a Sinhala or Tamil letter with virama
+const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|Rs|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
 // A parenthesis opened just before the full stop holds an abbreviation ("(ක්‍රි. ව. 1153–1186)", "(approx. 5 cm)"), not a sentence's end
 const ABBREVIATION_IN_PARENTHESES = /\([^()\s]*(?:\s[^()\s]*)?\.$/u;
 // A capitalised heading of one or more words (joined by short lower-case words) before a sentence
