@@ -78,4 +78,17 @@ if [[ " $* " == *" --browser "* ]]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-noto-core >/dev/null
   fi
+  # the retrieval-quality test prints its sets with LibreOffice and pango too, as people's documents are made
+  missing=()
+  command -v soffice >/dev/null || missing+=(libreoffice-writer-nogui)
+  command -v pango-view >/dev/null || missing+=(pango1.0-tools)
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+      log "the retrieval-quality test needs LibreOffice Writer and pango-view: install them (apt-get install ${missing[*]})"
+      exit 1
+    fi
+    log "installing ${missing[*]} for the retrieval-quality test"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
 fi

@@ -116,14 +116,20 @@ export interface Recall {
   misses: string[];
 }
 
-/** Remembers each question's embedding, so that several settings are measured with one call per question. */
+/**
+ * Remembers each text's embedding, so that several settings are measured with one call per
+ * question, and a passage read alike from several formats is embedded once. Texts that differ in
+ * whitespace only share one: e5's tokenizer folds whitespace, so their vectors are identical (a
+ * PDF's line breaks against its text's spaces).
+ */
 export function rememberingEmbedder(embedder: Embedder): Embedder {
   const known = new Map<string, number[]>();
+  const key = (kind: string, text: string) => `${kind}\u0000${text.replace(/\s+/g, ' ').trim()}`;
   return {
     async embed(texts, kind) {
-      const missing = texts.filter((t) => !known.has(`${kind}\u0000${t}`));
-      if (missing.length) (await embedder.embed(missing, kind)).forEach((v, i) => known.set(`${kind}\u0000${missing[i]!}`, v));
-      return texts.map((t) => known.get(`${kind}\u0000${t}`)!);
+      const missing = [...new Map(texts.filter((t) => !known.has(key(kind, t))).map((t) => [key(kind, t), t])).values()];
+      if (missing.length) (await embedder.embed(missing, kind)).forEach((v, i) => known.set(key(kind, missing[i]!), v));
+      return texts.map((t) => known.get(key(kind, t))!);
     },
   };
 }

@@ -166,6 +166,65 @@ describe('extractive answers', () => {
     expect(drafted).toEqual({ answer: 'The cathedral in Kiev was his.', used: [1] });
   });
 
+  test('"does" and "not" of the question are no content: the sentence with its subject wins', () => {
+    const drafted = extractiveAnswer('What does an invertebrate, like a snail, not have?', [
+      passage('Snails are an example of invertebrates, animals without a backbone.'),
+      passage('It does not help to classify not just the insects but all invertebrates.'),
+    ]);
+    expect(drafted).toEqual({ answer: 'Snails are an example of invertebrates, animals without a backbone.', used: [0] });
+  });
+
+  test('between sentences with the same words, the one that has them in the question\'s order wins', () => {
+    const drafted = extractiveAnswer('When the earth is between the moon and the sun, what type of moon shows?', [
+      passage(
+        'When the Moon moves between Earth and the Sun, the side facing Earth is dark. ' +
+          'A full moon occurs when the whole side facing Earth is lit. This happens when Earth is between the Moon and the Sun.',
+      ),
+    ]);
+    expect(drafted.answer).toBe('A full moon occurs when the whole side facing Earth is lit. This happens when Earth is between the Moon and the Sun.');
+  });
+
+  test('a past paper\'s next exam item, on the line under the answer, is not quoted with it', () => {
+    const text = [
+      '--- PAGE 1 ---',
+      '(a) Sunil deposits 50,000 rupees at 10% compound interest a year. How much will he have after 2 years?',
+      'Answer: after the first year he has 55,000 rupees and after the second 60,500. The compound interest earned is 10,500',
+      'rupees.',
+      '(b) How much would he have earned with simple interest at the same rate for 2 years?',
+    ].join('\n');
+    const drafted = extractiveAnswer('How much compound interest do 50,000 rupees earn at 10% a year?', [passage(text)]);
+    expect(drafted.answer).toBe('The compound interest earned is 10,500 rupees.');
+  });
+
+  test('an abbreviation in parentheses does not end a sentence, so a heading with one stays a heading', () => {
+    const text = [
+      '--- PAGE 1 ---',
+      'මහා පරාක්‍රමබාහු රජු (ක්‍රි. ව. 1153–1186)',
+      'පරාක්‍රම සමුද්‍රය පොළොන්නරුවේ ඇති විශාල ජලාශයකි. එය වැව් කිහිපයක් එකට යා කිරීමෙන් සාදන ලදී.',
+    ].join('\n');
+    const drafted = extractiveAnswer('මහා පරාක්‍රමබාහු රජු සෑදූ ජලාශය කුමක්ද?', [passage(text, 'sinhala')]);
+    expect(drafted.answer).toBe('පරාක්‍රම සමුද්‍රය පොළොන්නරුවේ ඇති විශාල ජලාශයකි. එය වැව් කිහිපයක් එකට යා කිරීමෙන් සාදන ලදී.');
+    expect(extractiveAnswer('How long is the Mahaweli river?', [passage('The Mahaweli river (approx. 335 km long) is the longest. It flows north-east.')]).answer).toBe(
+      'The Mahaweli river (approx. 335 km long) is the longest. It flows north-east.',
+    );
+  });
+
+  test('an exam paper\'s mark allocations are neither quoted nor matched', () => {
+    const drafted = extractiveAnswer('How do you work out the mean of a set of marks?', [
+      passage('--- PAGE 1 ---\nA fair die numbered 1 to 6 is rolled once by each pupil. [4 marks]'),
+      passage('--- PAGE 1 ---\nThe mean is the total divided by the number of values. (ලකුණු 2)'),
+    ]);
+    expect(drafted).toEqual({ answer: 'The mean is the total divided by the number of values.', used: [1] });
+  });
+
+  test('"Rs." does not end a sentence, and an exam item after a formula\'s "B." is no initial\'s name', () => {
+    const rupees = extractiveAnswer('How much simple interest is earned?', [passage('The simple interest earned is Rs. 10,000. Compound interest is larger.')]);
+    expect(rupees.answer).toBe('The simple interest earned is Rs. 10,000. Compound interest is larger.');
+    const text = "--- PAGE 1 ---\nIn Boolean algebra, the XOR gate gives A XOR B = A.B' + A'.B.\n\n(b) State De Morgan's laws.";
+    const formula = extractiveAnswer('What is the XOR gate in Boolean algebra?', [passage(text)]).answer;
+    expect(formula).toMatch(/^In Boolean algebra, the XOR gate gives A XOR B = A\.B' \+ A'\. ?B\.$/);
+  });
+
   test('say plainly when nothing relevant was found, with nothing to cite', () => {
     expect(extractiveAnswer('What is osmosis?', [passage('Volcanoes erupt lava.')])).toEqual({
       answer: 'No relevant passages were found in the indexed curriculum documents for this question.',

@@ -38,6 +38,16 @@ describe('sentences', () => {
     ]);
   });
 
+  test('an exam item on the next line ends a sentence, whatever case it goes on in', () => {
+    expect(sentences('The interest is 10,500 rupees.\n(b) How much would he earn?\nb) Find x.\n(ii) Why?\n(ආ) කුමක්ද?')).toEqual([
+      'The interest is 10,500 rupees.',
+      '(b) How much would he earn?',
+      'b) Find x.',
+      '(ii) Why?',
+      '(ආ) කුමක්ද?',
+    ]);
+  });
+
   test('a decimal point does not end a sentence', () => {
     expect(sentences('Pi is about 3.14 in value. It never ends.')).toEqual(['Pi is about 3.14 in value.', 'It never ends.']);
   });

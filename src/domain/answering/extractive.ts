@@ -12,6 +12,8 @@ const MAX_SENTENCES = 3;
 const MAX_WORDS_POINTING_BACK = 60;
 /** How much a sentence's passage covering the question counts, beside the sentence itself covering it. */
 const PASSAGE_WEIGHT = 1;
+/** How much a sentence having the question's consecutive words next to each other counts (all of them: this much). */
+const PAIR_WEIGHT = 0.2;
 /** What each step down the retrieval ranking, and each word of length, costs a sentence. */
 const RANK_COST = 0.05;
 const WORD_COST = 0.002;
@@ -28,12 +30,14 @@ const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\
 const FRAGMENT = /^(#|[-•*▪◦–]\s)|\s[•▪◦]\s/u;
 // A caption's label before its sentence ("Figure 29.7 Vertebrata are ...")
 const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
+// An exam paper's mark allocation ("[4 marks]", "(ලකුණු 2)") is furniture: neither quoted nor matched ("a set of marks")
+const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
 // Words that ask (in a question, never in its answer) and Sinhala and Tamil function words (the
 // analyser removes English stopwords only): a sentence sharing them with the question says nothing
 const NOT_CONTENT = new Set(
   [
     // asking
-    'why when ද කුමක්ද කුමක් කවුද කවුරුන්ද කොහේද කොතැනද කීයද කීය කොපමණද කොපමණ කුමන කුමනද කවදාද කවදා ඇයි කෙසේද කොහොමද මොනවාද මොකක්ද කොතරම්',
+    'why when does not ද කුමක්ද කුමක් කවුද කවුරුන්ද කොහේද කොතැනද කීයද කීය කොපමණද කොපමණ කුමන කුමනද කවදාද කවදා ඇයි කෙසේද කොහොමද මොනවාද මොකක්ද කොතරම්',
     'என்ன எது எவை யார் எங்கே எங்கு எப்போது ஏன் எப்படி எத்தனை எவ்வளவு எந்த',
     // Sinhala function words
     'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
@@ -71,6 +75,8 @@ interface Sentence {
   answers: boolean;
   /** per question word, how well the sentence has it (0 to 1) */
   credit: number[];
+  /** the question's pairs of consecutive words that the sentence has next to each other, in order */
+  pairs: Set<number>;
 }
 
 /**
@@ -85,14 +91,19 @@ interface Sentence {
  */
 export function extractiveAnswer(question: string, passages: Passage[]): Drafted {
   const language = detectLanguage(question);
-  const asked = uniqueWords(terms(question).filter((t) => !NOT_CONTENT.has(t)));
+  const askedTerms = terms(question).filter((t) => !NOT_CONTENT.has(t));
+  const asked = uniqueWords(askedTerms);
+  const askedPairs = consecutivePairs(askedTerms, asked);
   const sameLanguage = passages.some((p) => p.language === language);
   const coverage = (credit: number[]) => credit.reduce((sum, c) => sum + c, 0) / Math.max(1, asked.length);
 
   const sentencesOf: Sentence[][] = passages.map((passage) =>
     answerSentences(splitMarkedText(passage.text).map((p) => p.text).join('\n')).map((sentence) => {
-      const own = uniqueWords(terms(sentence.text));
-      return { ...sentence, words: wordCount(sentence.text), credit: asked.map((q) => Math.max(0, ...own.map((w) => match(q, w)))) };
+      const sequence = terms(sentence.text);
+      // per word of the sentence, how well it stands for each question word
+      const credits = new Map(uniqueWords(sequence).map((w) => [w.term, asked.map((q) => match(q, w))]));
+      const credit = asked.map((_, i) => Math.max(0, ...[...credits.values()].map((c) => c[i]!)));
+      return { ...sentence, words: wordCount(sentence.text), credit, pairs: pairsIn(sequence, credits, askedPairs) };
     }),
   );
   let best: { passage: number; first: number; last: number; score: number } | null = null;
@@ -112,7 +123,9 @@ export function extractiveAnswer(question: string, passages: Passage[]): Drafted
       const unit = own.slice(first, position + 1);
       const covered = coverage(asked.map((_, i) => Math.max(...unit.map((s) => s.credit[i]!))));
       if (covered === 0) continue;
-      const score = covered + PASSAGE_WEIGHT * passageCoverage - RANK_COST * index - WORD_COST * words;
+      // the question's words in its order ("the Earth is between the Moon and the Sun") beat the same words apart
+      const paired = askedPairs.length ? new Set(unit.flatMap((s) => [...s.pairs])).size / askedPairs.length : 0;
+      const score = covered + PASSAGE_WEIGHT * passageCoverage + PAIR_WEIGHT * paired - RANK_COST * index - WORD_COST * words;
       if (!best || score > best.score) best = { passage: index, first, last: position, score };
     }
   }
@@ -127,6 +140,29 @@ export function extractiveAnswer(question: string, passages: Passage[]): Drafted
     total += own[next]!.words;
   }
   return { answer: quoted.map((s) => s.text).join(' '), used: [best.passage] };
+}
+
+/** The question's distinct pairs of consecutive content words, as positions in `asked` ("earth moon", "moon sun" in "... the earth is between the moon and the sun ..."). */
+function consecutivePairs(sequence: string[], asked: Word[]): [number, number][] {
+  const at = new Map(asked.map((w, i) => [w.term, i]));
+  const pairs = new Map<string, [number, number]>();
+  for (let i = 0; i + 1 < sequence.length; i++) {
+    const [a, b] = [at.get(sequence[i]!)!, at.get(sequence[i + 1]!)!];
+    if (a !== b) pairs.set(`${a} ${b}`, [a, b]);
+  }
+  return [...pairs.values()];
+}
+
+/** Which of the question's pairs a sentence has next to each other and in the same order (in any of the forms `match` accepts). */
+function pairsIn(sequence: string[], credits: Map<string, number[]>, askedPairs: [number, number][]): Set<number> {
+  const found = new Set<number>();
+  for (let i = 0; i + 1 < sequence.length; i++) {
+    const [here, next] = [credits.get(sequence[i]!)!, credits.get(sequence[i + 1]!)!];
+    askedPairs.forEach(([a, b], k) => {
+      if (here[a]! > 0 && next[b]! > 0) found.add(k);
+    });
+  }
+  return found;
 }
 
 function uniqueWords(list: string[]): Word[] {
@@ -151,7 +187,8 @@ function match(asked: Word, word: Word): number {
 
 /**
  * The sentences of a passage as the answer quotes them: a name's initial ("Ulysses S. Grant",
- * "යුලිසස් එස්. ග්‍රාන්ට්") does not end a sentence, and a heading run into its first sentence
+ * "යුලිසස් එස්. ග්‍රාන්ට්") or an abbreviation in parentheses does not end a sentence, and a
+ * heading run into its first sentence
  * ("Classification Features of Animals Animals are ...") is left out.
  */
 function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers'>[] {
@@ -165,12 +202,13 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     previousEnd = end;
     const sentence = text.slice(start, end).replace(/\s+/g, ' ');
     const previous = out.at(-1);
-    if (previous !== undefined && INITIAL_AT_END.test(previous.text)) {
+    // (an exam item after "... A'.B." starts anew: its "B." was no initial)
+    if (previous !== undefined && !EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
       out[out.length - 1] = { text: joined, ...classify(joined, afterProse.at(-1)!) };
       continue;
     }
-    const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, ''));
+    const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, '').replace(MARK_ALLOCATION, ''));
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
     out.push({ text: cleaned, ...classify(cleaned, afterProse.at(-1)!) });
   }
@@ -205,8 +243,11 @@ const LINE_END = /[.!?,;:।෴]["'”’)\]]*\s*$/u;
 /** A line with room left for the next word, by this share of the text's width, stopped before the margin. */
 const FULL_SHARE = 0.9;
 
-// An initial or a short title: one capital letter, Dr., Mr., St., or a Sinhala or Tamil letter with virama
-const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
+// An initial, a short title or an abbreviation before a number: one capital letter, Dr., Mr., St., Rs. (rupees),
+// or a Sinhala or Tamil letter with virama
+const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|Rs|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
+// A parenthesis opened just before the full stop holds an abbreviation ("(ක්‍රි. ව. 1153–1186)", "(approx. 5 cm)"), not a sentence's end
+const ABBREVIATION_IN_PARENTHESES = /\([^()\s]*(?:\s[^()\s]*)?\.$/u;
 // A capitalised heading of one or more words (joined by short lower-case words) before a sentence
 // that starts with a capital and goes on in lower case
 const GLUED_HEADING = /^((?:\p{Lu}[\p{L}'’-]*\s+(?:(?:and|of|the|in|to|for|a|an|on|with)\s+)*)+)(\p{Lu}[\p{L}'’-]*\s+\p{Ll})/u;
