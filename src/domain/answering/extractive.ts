@@ -130,7 +130,24 @@ export function extractiveAnswer(question: string, passages: Passage[]): Drafted
 }
 
 function uniqueWords(list: string[]): Word[] {
-  return [...new Set(list)].map((term) => ({ term, stem: stems(term)[0] ?? term, clusters: Array.from(GRAPHEMES.segment(term), (s) => s.segment) }));
+  return [...new Set(list)].map(wordOf);
+}
+
+/**
+ * Words seen recently, each analysed once: a word's stem and clusters took over half of an
+ * answer's processor time (two segmenter passes per word of every passage), and retrieved
+ * passages keep meeting the same curriculum words. Bounded: emptied when full.
+ */
+const WORD_CACHE_SIZE = 20_000;
+const analysedWords = new Map<string, Word>();
+
+function wordOf(term: string): Word {
+  let word = analysedWords.get(term);
+  if (word) return word;
+  word = { term, stem: stems(term)[0] ?? term, clusters: Array.from(GRAPHEMES.segment(term), (s) => s.segment) };
+  if (analysedWords.size >= WORD_CACHE_SIZE) analysedWords.clear();
+  analysedWords.set(term, word);
+  return word;
 }
 
 /**
