@@ -209,9 +209,15 @@ export class WeaviateSearchIndex implements SearchIndex {
     this.tenants.add(store);
   }
 
+  /**
+   * Whether the store has chunks (a tenant). A tenant once found is remembered like one this
+   * process made (tenants are never deleted), so a query costs one call to the index, not two.
+   */
   private async hasTenant(store: string): Promise<boolean> {
     if (this.tenants.has(store)) return true;
-    return this.use(async (collection) => (await collection.tenants.getByName(store)) !== null);
+    const found = await this.use(async (collection) => (await collection.tenants.getByName(store)) !== null);
+    if (found) this.tenants.add(store);
+    return found;
   }
 
   async close(): Promise<void> {
