@@ -60,9 +60,14 @@ const KEYS = 10;
 const TOP_K = 5;
 const WRITE_BATCH = 1_000;
 const STARTUP_MS = 60_000;
-// Node options for the service processes only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
-// profile them (NODE_OPTIONS refuses --cpu-prof, and would reach every process of the run)
-const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+// The service runs with the Node options of `npm start` (package.json), as deployed, and any given
+// for the run, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it (NODE_OPTIONS refuses
+// --cpu-prof, and would reach every process of the run)
+const START = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+const SERVICE_NODE_ARGS = [
+  ...START.filter((arg) => arg.startsWith('--')),
+  ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+];
 
 const config = loadConfig();
 const dataDir = process.env.DATA_DIR ?? '.data';
