@@ -2,6 +2,7 @@ import { splitMarkedText } from '../documents/pages.js';
 import { detectLanguage } from '../text/normalise.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { stems, terms } from '../text/analyse.js';
+import { memoised } from './memo.js';
 import { nothingFound } from './not-found.js';
 import type { Passage } from './passage.js';
 
@@ -62,13 +63,19 @@ interface Word {
   clusters: string[];
 }
 
-interface Sentence {
+/** A sentence of a passage as analysed once, whatever the question. */
+interface AnalysedSentence {
   text: string;
   words: number;
   /** may be quoted next to another sentence: prose, not a question */
   prose: boolean;
   /** may be the sentence that answers: prose, or a question inside a paragraph ("Could a clone, a genetically exact copy, ...?") */
   answers: boolean;
+  /** its distinct words */
+  own: Word[];
+}
+
+interface Sentence extends AnalysedSentence {
   /** per question word, how well the sentence has it (0 to 1) */
   credit: number[];
 }
@@ -90,10 +97,7 @@ export function extractiveAnswer(question: string, passages: Passage[]): Drafted
   const coverage = (credit: number[]) => credit.reduce((sum, c) => sum + c, 0) / Math.max(1, asked.length);
 
   const sentencesOf: Sentence[][] = passages.map((passage) =>
-    answerSentences(splitMarkedText(passage.text).map((p) => p.text).join('\n')).map((sentence) => {
-      const own = uniqueWords(terms(sentence.text));
-      return { ...sentence, words: wordCount(sentence.text), credit: asked.map((q) => Math.max(0, ...own.map((w) => match(q, w)))) };
-    }),
+    analysedSentences(passage.text).map((sentence) => ({ ...sentence, credit: asked.map((q) => Math.max(0, ...sentence.own.map((w) => match(q, w)))) })),
   );
   let best: { passage: number; first: number; last: number; score: number } | null = null;
   for (const [index, passage] of passages.entries()) {
@@ -133,22 +137,23 @@ function uniqueWords(list: string[]): Word[] {
   return [...new Set(list)].map(wordOf);
 }
 
-/**
- * Words seen recently, each analysed once: a word's stem and clusters took over half of an
- * answer's processor time (two segmenter passes per word of every passage), and retrieved
- * passages keep meeting the same curriculum words. Bounded: emptied when full.
- */
-const WORD_CACHE_SIZE = 20_000;
-const analysedWords = new Map<string, Word>();
-
-function wordOf(term: string): Word {
-  let word = analysedWords.get(term);
-  if (word) return word;
-  word = { term, stem: stems(term)[0] ?? term, clusters: Array.from(GRAPHEMES.segment(term), (s) => s.segment) };
-  if (analysedWords.size >= WORD_CACHE_SIZE) analysedWords.clear();
-  analysedWords.set(term, word);
-  return word;
-}
+// Analysing the passages' sentences and words, the same whatever the question, took most of an
+// answer's processor time (segmenter passes over every word of every passage), and queries keep
+// retrieving the same passages and meeting the same curriculum words: each is analysed once.
+const wordOf = memoised((term): Word => ({ term, stem: stems(term)[0] ?? term, clusters: Array.from(GRAPHEMES.segment(term), (s) => s.segment) }), {
+  size: 20_000,
+  maxLength: 200,
+});
+const analysedSentences = memoised(
+  (passageText): AnalysedSentence[] =>
+    answerSentences(splitMarkedText(passageText).map((p) => p.text).join('\n')).map((sentence) => ({
+      ...sentence,
+      words: wordCount(sentence.text),
+      own: uniqueWords(terms(sentence.text)),
+    })),
+  // retrieved chunks are under 2,000 characters (src/domain/documents/chunker.ts)
+  { size: 2_000, maxLength: 4_000 },
+);
 
 /**
  * How well a sentence's word stands for a question's word: the same word, the same stem
