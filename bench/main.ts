@@ -60,6 +60,14 @@ const KEYS = 10;
 const TOP_K = 5;
 const WRITE_BATCH = 1_000;
 const STARTUP_MS = 60_000;
+// The service runs with the Node options of `npm start` (package.json), as deployed, and any given
+// for the run, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it (NODE_OPTIONS refuses
+// --cpu-prof, and would reach every process of the run)
+const START = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+const SERVICE_NODE_ARGS = [
+  ...START.filter((arg) => arg.startsWith('--')),
+  ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+];
 
 const config = loadConfig();
 const dataDir = process.env.DATA_DIR ?? '.data';
@@ -135,7 +143,7 @@ async function startService(name = 'service', env: NodeJS.ProcessEnv = {}): Prom
   const logFile = openSync(join(workDir, `${name}.log`), 'a');
   // the documentation site too on a port of its own: two processes (or two runs) never share one
   const docsPort = await freePort();
-  const child = spawnChild(`the ${name}`, ['dist/src/main.js'], { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), OPENAI_API_KEY: '', ...env }, logFile);
+  const child = spawnChild(`the ${name}`, [...SERVICE_NODE_ARGS, 'dist/src/main.js'], { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), OPENAI_API_KEY: '', ...env }, logFile);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + STARTUP_MS;
   for (;;) {

@@ -21,4 +21,5 @@ log "Documentation on ${DOCS_BASE_URL:-http://${DOCS_HOST:-${HOST:-127.0.0.1}}:$
 log "Dashboard on http://${HOST:-127.0.0.1}:$PORT/dashboard (sign up, plans, API keys, usage)"
 [ -z "${PAYHERE_SANDBOX_URL:-}" ] || log "Paid plans are paid on the local PayHere sandbox ($PAYHERE_SANDBOX_URL/pay/checkout)"
 [ -z "${MAIL_WEB_URL:-}" ] || log "Mail the service sends (sign-up and password-reset links) is shown on $MAIL_WEB_URL"
-node "$REPO_DIR/dist/src/main.js"
+# the Node options of `npm start` (package.json; README "Performance": memory)
+node --max-semi-space-size=8 --heap-growing-percent=30 "$REPO_DIR/dist/src/main.js"

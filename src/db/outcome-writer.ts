@@ -13,8 +13,10 @@ const MAX_BATCH = 500;
  * Crash safety: the log row and the counters were written at admission, in the same commit, so
  * a request counts toward every limit and toward usage whatever happens after. What a crash
  * (kill -9, power loss) can lose is only the status of requests that finished in the last
- * statement's time (a few milliseconds): their rows keep a null status, which reads "the
- * process ended before this request's outcome was written". A graceful stop waits for `idle()`.
+ * statement's time (a few milliseconds), or, for a crash of PostgreSQL itself, in the fraction of a
+ * second before its WAL reached the disk (the statement commits without waiting for the flush,
+ * src/db/request-log.ts): their rows keep a null status, which reads "the process ended before
+ * this request's outcome was written". A graceful stop waits for `idle()`.
  */
 export class OutcomeWriter {
   private queue: { outcome: LoggedOutcome; settle: (error?: Error) => void }[] = [];

@@ -135,8 +135,13 @@ export interface EndpointUsage {
 // Named statements: each pooled connection parses and plans them once.
 const ADMIT = 'select * from authenticate_and_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
 const LISTED_PLANS = `select ${PLAN_COLUMNS} from plan where listed order by sort_order`;
-const WRITE_OUTCOMES = `update request_log r set status = o.status, model = o.model, tokens = o.tokens, cost_usd = o.cost, duration_ms = o.duration, store_id = o.store
-  from unnest($1::bigint[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::int[], $7::varchar[]) as o(id, status, model, tokens, cost, duration, store)
+// Committed without waiting for the WAL's flush to disk (synchronous_commit off for this
+// statement's transaction only): the outcomes are visible to every reader at once, so GET /usage
+// sees them, and only a crash of PostgreSQL itself (not of this process) in the next fraction of a
+// second (3 x wal_writer_delay) could lose them; admissions, which the limits count, stay durable.
+const WRITE_OUTCOMES = `with commit_mode as (select set_config('synchronous_commit', 'off', true))
+  update request_log r set status = o.status, model = o.model, tokens = o.tokens, cost_usd = o.cost, duration_ms = o.duration, store_id = o.store
+  from unnest($1::bigint[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::int[], $7::varchar[]) as o(id, status, model, tokens, cost, duration, store), commit_mode
   where r.id = o.id`;
 const USAGE_BY_ENDPOINT = `select endpoint, count(*)::int as requests, coalesce(sum(tokens), 0)::float8 as tokens, coalesce(sum(cost_usd), 0)::float8 as cost
   from request_log where api_key_id = $1 and created_at >= $2 and created_at < $3 group by endpoint order by endpoint`;

@@ -92,19 +92,24 @@ interface Material {
 
 async function gather(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<Material> {
   const model = resolveModel(principal.plan, question.model);
-  const store = await readableStore(em, question.storeId ?? DEFAULT_STORE, principal);
+  const storeId = question.storeId ?? DEFAULT_STORE;
   const attachments = question.attachments ?? [];
   const texts = attachments.filter((a): a is TextAttachment => a.kind === 'text');
   const images = attachments.filter((a): a is ImageAttachment => a.kind === 'image');
 
   // attached text steers the search as well as joining the context
   const steering = texts.map((t) => t.pages.map((p) => p.text).join(' ').slice(0, STEERING_CHARS)).join(' ');
-  const { hits, mode: retrievalMode } = await retrieve(services.index, services.embedder, {
-    store: store.id,
+  // the search runs while the store's access is checked (one wait instead of two); its hits are
+  // used only once the check has passed, and the check's refusal comes first
+  const retrieval = retrieve(services.index, services.embedder, {
+    store: storeId,
     question: `${question.text} ${steering}`.trim(),
     filters: question.filters ?? {},
     limit: services.topK,
   });
+  retrieval.catch(() => undefined);
+  await readableStore(em, storeId, principal);
+  const { hits, mode: retrievalMode } = await retrieval;
   const passages = [...texts.flatMap(fromAttachment), ...hits.map(fromHit)];
   return { model, passages, images, readImages: services.provider?.acceptsImages ? images : [], retrievalMode };
 }

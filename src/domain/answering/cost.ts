@@ -2,6 +2,7 @@ import { countTokens as count } from 'gpt-tokenizer';
 import type { PriceTable } from '../../config.js';
 import type { Model } from '../../generated/contract-values.js';
 import { InvalidRequestError } from '../errors.js';
+import { memoised } from './memo.js';
 import { OverBudgetError, type HeavyWork } from '../ports/heavy-work.js';
 
 /**
@@ -10,8 +11,11 @@ import { OverBudgetError, type HeavyWork } from '../ports/heavy-work.js';
  * grows with the square of a word's length, seconds for 40,000 letters without a space.
  */
 export function countTokens(texts: string[]): number[] {
-  return texts.map((text) => count(text));
+  return texts.map(tokensOf);
 }
+
+// the retrieved passages of one query are mostly those of earlier ones: each is counted once
+const tokensOf = memoised((text) => count(text), { size: 2_000, maxLength: 4_000 });
 
 /** Ordinary text tokenizes in a few milliseconds; only long runs without whitespace are slow. */
 const INLINE_MAX_CHARS = 100_000;

@@ -2,6 +2,7 @@ import { splitMarkedText } from '../documents/pages.js';
 import { detectLanguage } from '../text/normalise.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { stems, terms } from '../text/analyse.js';
+import { memoised } from './memo.js';
 import { nothingFound } from './not-found.js';
 import type { Passage } from './passage.js';
 
@@ -66,13 +67,21 @@ interface Word {
   clusters: string[];
 }
 
-interface Sentence {
+/** A sentence of a passage as analysed once, whatever the question. */
+interface AnalysedSentence {
   text: string;
   words: number;
   /** may be quoted next to another sentence: prose, not a question */
   prose: boolean;
   /** may be the sentence that answers: prose, or a question inside a paragraph ("Could a clone, a genetically exact copy, ...?") */
   answers: boolean;
+  /** its words in order */
+  sequence: string[];
+  /** its distinct words */
+  own: Word[];
+}
+
+interface Sentence extends AnalysedSentence {
   /** per question word, how well the sentence has it (0 to 1) */
   credit: number[];
   /** the question's pairs of consecutive words that the sentence has next to each other, in order */
@@ -98,12 +107,11 @@ export function extractiveAnswer(question: string, passages: Passage[]): Drafted
   const coverage = (credit: number[]) => credit.reduce((sum, c) => sum + c, 0) / Math.max(1, asked.length);
 
   const sentencesOf: Sentence[][] = passages.map((passage) =>
-    answerSentences(splitMarkedText(passage.text).map((p) => p.text).join('\n')).map((sentence) => {
-      const sequence = terms(sentence.text);
+    analysedSentences(passage.text).map((sentence) => {
       // per word of the sentence, how well it stands for each question word
-      const credits = new Map(uniqueWords(sequence).map((w) => [w.term, asked.map((q) => match(q, w))]));
+      const credits = new Map(sentence.own.map((w) => [w.term, asked.map((q) => match(q, w))]));
       const credit = asked.map((_, i) => Math.max(0, ...[...credits.values()].map((c) => c[i]!)));
-      return { ...sentence, words: wordCount(sentence.text), credit, pairs: pairsIn(sequence, credits, askedPairs) };
+      return { ...sentence, credit, pairs: pairsIn(sentence.sequence, credits, askedPairs) };
     }),
   );
   let best: { passage: number; first: number; last: number; score: number } | null = null;
@@ -166,8 +174,25 @@ function pairsIn(sequence: string[], credits: Map<string, number[]>, askedPairs:
 }
 
 function uniqueWords(list: string[]): Word[] {
-  return [...new Set(list)].map((term) => ({ term, stem: stems(term)[0] ?? term, clusters: Array.from(GRAPHEMES.segment(term), (s) => s.segment) }));
+  return [...new Set(list)].map(wordOf);
 }
+
+// Analysing the passages' sentences and words, the same whatever the question, took most of an
+// answer's processor time (segmenter passes over every word of every passage), and queries keep
+// retrieving the same passages and meeting the same curriculum words: each is analysed once.
+const wordOf = memoised((term): Word => ({ term, stem: stems(term)[0] ?? term, clusters: Array.from(GRAPHEMES.segment(term), (s) => s.segment) }), {
+  size: 20_000,
+  maxLength: 200,
+});
+const analysedSentences = memoised(
+  (passageText): AnalysedSentence[] =>
+    answerSentences(splitMarkedText(passageText).map((p) => p.text).join('\n')).map((sentence) => {
+      const sequence = terms(sentence.text);
+      return { ...sentence, words: wordCount(sentence.text), sequence, own: uniqueWords(sequence) };
+    }),
+  // retrieved chunks are under 2,000 characters (src/domain/documents/chunker.ts)
+  { size: 2_000, maxLength: 4_000 },
+);
 
 /**
  * How well a sentence's word stands for a question's word: the same word, the same stem
