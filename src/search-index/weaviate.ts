@@ -219,7 +219,7 @@ export class WeaviateSearchIndex implements SearchIndex {
    * Whether the store has chunks (a tenant). A tenant once found is remembered like one this
    * process made, so a query costs one call to the index, not two. Another process may drop it
    * with its knowledge base (dropStore), but a knowledge base's id is random and never used again,
-   * and a deleted store is refused (404) before its search's answer counts.
+   * and a deleted store is refused (404) before it is searched.
    */
   private async hasTenant(store: string): Promise<boolean> {
     if (this.tenants.has(store)) return true;

@@ -99,17 +99,15 @@ async function gather(em: EntityManager, services: AnsweringServices, principal:
 
   // attached text steers the search as well as joining the context
   const steering = texts.map((t) => t.pages.map((p) => p.text).join(' ').slice(0, STEERING_CHARS)).join(' ');
-  // the search runs while the store's access is checked (one wait instead of two); its hits are
-  // used only once the check has passed, and the check's refusal comes first
-  const retrieval = retrieve(services.index, services.embedder, {
+  // the store's access is checked before anything of it is searched: a search of another
+  // account's store would cost its embeddings call and could tell by its timing that it exists
+  await readableStore(em, storeId, principal);
+  const { hits, mode: retrievalMode } = await retrieve(services.index, services.embedder, {
     store: storeId,
     question: `${question.text} ${steering}`.trim(),
     filters: question.filters ?? {},
     limit: services.topK,
   });
-  retrieval.catch(() => undefined);
-  await readableStore(em, storeId, principal);
-  const { hits, mode: retrievalMode } = await retrieval;
   const passages = [...texts.flatMap(fromAttachment), ...hits.map(fromHit)];
   return { model, passages, images, readImages: services.provider?.acceptsImages ? images : [], retrievalMode };
 }
