@@ -37,7 +37,7 @@ function ingesting(): Promise<unknown> {
   worker ??= (async () => {
     const config = loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET });
     const stop = await startIngestionWorker(services.jobs, server.orm, services, systemClock, pino({ level: 'silent' }), { ...ingestionSettings(config), sweepMs: 2_000 });
-    onCleanup(async () => stop());
+    onCleanup(() => Promise.resolve(stop()));
   })();
   return worker;
 }
