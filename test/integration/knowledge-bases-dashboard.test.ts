@@ -133,6 +133,7 @@ describe('knowledge-base pages in Chromium', () => {
     await ingesting();
     await tab.locator('td[data-state="ready"]').waitFor({ timeout: 120_000 });
     expect(await tab.evaluate(`document.body.getAttribute('data-marker')`)).toBe('same page');
+    expect(await tab.locator('#kb-figures').textContent()).toContain('1 documents, 1 pages');
     await tab.screenshot({ path: join(ARTIFACTS, 'dashboard-knowledge-base.png'), fullPage: true });
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
