@@ -1,6 +1,7 @@
 // A knowledge base's page, enhanced (it works without this file: the form posts normally and
 // the page says to reload while documents are processing):
 // - a file dropped on the upload form goes into its file input;
+// - a file past the size limit is refused before it is sent;
 // - the form is sent by XMLHttpRequest to the same endpoint (with its csrf_token field), with a
 //   progress bar; the answer is the page the server redirects to, or the form with its error;
 // - while a document is processing, the page's own HTML is fetched every two seconds and its
@@ -23,6 +24,13 @@ if (form) {
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
+    // a file past the limit is refused here: the server would refuse it before reading it
+    const file = input.files[0];
+    const maxBytes = Number(form.dataset.maxBytes);
+    if (file && maxBytes && file.size > maxBytes) {
+      showError(`${file.name} is ${file.size} bytes, larger than the maximum of ${maxBytes} bytes.`);
+      return;
+    }
     const button = form.querySelector('button[type=submit]');
     const request = new XMLHttpRequest();
     request.open('POST', form.action);

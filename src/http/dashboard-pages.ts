@@ -227,6 +227,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       nextCursor: listed.nextCursor,
       categories: CATEGORIES,
       languages: LANGUAGES,
+      maxFileBytes: UPLOAD_FORM.encoding!.file!['x-max-bytes'],
       scripts: ['/dashboard/assets/knowledge-base.js'],
       error: error?.message,
     }, error ? ERROR_TABLE[error.code].status : 200);

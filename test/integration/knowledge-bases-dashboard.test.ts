@@ -110,6 +110,18 @@ describe('knowledge-base pages in Chromium', () => {
         sessionStorage.setItem('progress', JSON.stringify([...seen, (bar.hidden ? 'hidden' : 'shown') + ':' + bar.getAttribute('value')]));
       }).observe(bar, { attributes: true });
     }`);
+    await tab.getByLabel('Subject').fill('Biology');
+    await tab.getByLabel('Grade').fill('12');
+    await tab.getByLabel('Category').selectOption('short-notes');
+    // a file past the limit is refused before it is sent
+    const big = await tab.evaluateHandle(`(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(52428801)], 'big.pdf', { type: 'application/pdf' }));
+      return transfer;
+    })()`);
+    await tab.dispatchEvent('form[data-upload]', 'drop', { dataTransfer: big });
+    await tab.getByRole('button', { name: 'Upload', exact: true }).click();
+    expect(await tab.getByRole('alert').textContent()).toBe('big.pdf is 52428801 bytes, larger than the maximum of 52428800 bytes.');
     const dropped = await tab.evaluateHandle(`(() => {
       const transfer = new DataTransfer();
       transfer.items.add(new File([${JSON.stringify(NOTES)}], 'dropped-notes.md', { type: 'text/markdown' }));
@@ -117,9 +129,6 @@ describe('knowledge-base pages in Chromium', () => {
     })()`);
     await tab.dispatchEvent('form[data-upload]', 'drop', { dataTransfer: dropped });
     expect(await tab.evaluate(`document.querySelector('input[type=file]').files[0]?.name`)).toBe('dropped-notes.md');
-    await tab.getByLabel('Subject').fill('Biology');
-    await tab.getByLabel('Grade').fill('12');
-    await tab.getByLabel('Category').selectOption('short-notes');
     await tab.getByRole('button', { name: 'Upload', exact: true }).click();
     await tab.waitForURL(`${server.url}/dashboard/knowledge-bases/${kbId}?done=document-uploaded`);
     const progress = JSON.parse((await tab.evaluate<string | null>(`sessionStorage.getItem('progress')`)) ?? '[]') as string[];
