@@ -10,9 +10,9 @@ document.querySelectorAll('[data-copy]').forEach((button) => {
     navigator.clipboard.writeText(source.textContent.trim()).then(() => { button.textContent = 'Copied'; });
   });
 });
-document.querySelectorAll('form[data-confirm]').forEach((form) => {
-  form.addEventListener('submit', (event) => {
-    if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
-  });
+// delegated, so that forms a page puts in later (a knowledge base's refreshed documents) ask too
+document.addEventListener('submit', (event) => {
+  const form = event.target.closest('form[data-confirm]');
+  if (form && !window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
 });
 document.querySelectorAll('form[data-autosubmit]').forEach((form) => form.submit());

@@ -49,6 +49,7 @@ export type { ApiOperationId, KeylessHandler, Handler, OperationId };
 // the dashboard's pages show the same records as its JSON operations
 export { analyticsView, keyView, sessionView } from './dashboard-views.js';
 export { deliveryView, endpointView } from './webhook-views.js';
+export { documentView, knowledgeBaseView } from './knowledge-base-views.js';
 
 /** Every API-key operationId bound to its module: a missing or misspelt entry fails to compile. */
 export const handlers: { [K in ApiOperationId]: Handler<K> } = {

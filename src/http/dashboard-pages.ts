@@ -11,16 +11,26 @@ import { cancelSubscription, changeSubscription } from '../domain/billing/subscr
 import { DependencyUnavailableError, ForbiddenError, InvalidRequestError, NotFoundError, ServiceError } from '../domain/errors.js';
 import { createKey, listKeys, revokeKey, rollKey } from '../domain/keys/keys.js';
 import { currentSubscription } from '../domain/accounts/subscriptions.js';
+import { checkMetadata } from '../domain/ingestion/ingest.js';
+import { addDocument, deleteDocument, listDocuments } from '../domain/knowledge-bases/documents.js';
+import { queueIngestion } from '../domain/knowledge-bases/ingestion-job.js';
+import { createKnowledgeBase, deleteKnowledgeBase, documentStateCounts, knowledgeBaseFor, listKnowledgeBases, renameKnowledgeBase, storeFigures } from '../domain/knowledge-bases/knowledge-bases.js';
+import type { Principal } from '../domain/keys/principal.js';
+import type { UploadedFile } from '../domain/uploaded-file.js';
 import { listDeliveries, redeliver, sendTestEvent } from '../domain/webhooks/deliveries.js';
 import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../domain/webhooks/endpoints.js';
-import { WEBHOOK_EVENT_TYPES } from '../generated/contract-values.js';
+import { CATEGORIES, LANGUAGES, WEBHOOK_EVENT_TYPES } from '../generated/contract-values.js';
 import { accountAnalytics } from '../domain/usage/analytics.js';
 import { choosablePlans } from '../domain/plans/catalogue.js';
 import { logIn, requestPasswordReset, resetPassword, sendVerification, signUp, verifyEmail, type SignInContext } from '../domain/sign-in/accounts.js';
 import { endSession, findSession, type SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfToken } from '../domain/sign-in/tokens.js';
-import { analyticsView, deliveryView, endpointView, keyView, sessionView } from '../handlers/index.js';
+import spec from '../generated/openapi.json' with { type: 'json' };
+import { analyticsView, deliveryView, documentView, endpointView, keyView, knowledgeBaseView, sessionView } from '../handlers/index.js';
+import type { MediaTypeSpec } from './body-readers.js';
+import { validated } from './body-checks.js';
 import { readBodyText } from './body-text.js';
+import { readMultipartBody } from './multipart-body.js';
 import { ERROR_TABLE } from './error-table.js';
 import { checkCrossSite, SESSION_COOKIE, setSessionCookie } from './keyless-operations.js';
 import type { AppState } from './state.js';
@@ -47,7 +57,8 @@ interface Page {
   now: Date;
 }
 
-type Route = { method: 'GET' | 'POST'; path: RegExp; signedIn: boolean; run: (page: Page, match: RegExpMatchArray) => Promise<void> };
+/** `upload`: the route reads its own (multipart) body */
+type Route = { method: 'GET' | 'POST'; path: RegExp; signedIn: boolean; upload?: true; run: (page: Page, match: RegExpMatchArray) => Promise<void> };
 
 const NOTICES: Record<string, string> = {
   'signed-up': 'Welcome! We mailed you a link to confirm your email address.',
@@ -59,12 +70,44 @@ const NOTICES: Record<string, string> = {
   'webhook-redelivered': 'The event is on its way again: the new delivery appears below within seconds (reload the page).',
   'webhook-changed': 'The endpoint is changed.',
   'webhook-deleted': 'The endpoint is deleted.',
+  'kb-created': 'The knowledge base is created: upload its documents below.',
+  'kb-renamed': 'The knowledge base is renamed.',
+  'kb-deleted': 'The knowledge base, its documents and their passages are deleted.',
+  'document-uploaded': 'The document is uploaded: it is read and indexed in the background, and its state below changes to ready (or failed, with the reason) when that is done.',
+  'document-deleted': 'The document and its passages are deleted.',
 };
+
+/**
+ * The dashboard's upload form: the API's upload (uploadDocument) with its metadata as plain
+ * fields, which a form without JavaScript can send, and the same size limits as the contract's.
+ */
+const API_UPLOAD = (spec as unknown as { paths: Record<string, { post: { requestBody: { content: Record<string, MediaTypeSpec> } } }> }).paths['/api/v1/dev/knowledge-bases/{kb_id}/documents']!.post.requestBody.content['multipart/form-data']!;
+const TEXT = { type: 'string' };
+const UPLOAD_FORM: MediaTypeSpec = {
+  schema: { properties: { csrf_token: TEXT, name: TEXT, subject: TEXT, grade: TEXT, category: TEXT, language: TEXT, year: TEXT, file: { type: 'string', format: 'binary' } } },
+  encoding: { file: { 'x-max-bytes': API_UPLOAD.encoding!.file!['x-max-bytes']! } },
+  'x-max-body-bytes': API_UPLOAD['x-max-body-bytes'],
+};
+
+/** The upload form's fields as the API's request body (empty optional fields left out), for the contract's checks. */
+function uploadRequest(parts: Record<string, unknown>): Record<string, unknown> {
+  const text = (key: string) => {
+    const value = parts[key];
+    return typeof value === 'string' ? value.trim() : undefined;
+  };
+  const metadata: Record<string, string | undefined> = { subject: text('subject'), grade: text('grade'), category: text('category'), language: text('language') };
+  if (text('year')) metadata.year = text('year');
+  return { ...('file' in parts ? { file: parts.file } : {}), metadata, ...(text('name') ? { name: text('name') } : {}) };
+}
+
+const KB_ID = 'kb_[A-Za-z0-9]{20}';
+const DOCUMENT_ID = 'doc_[A-Za-z0-9]{24}';
 
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
   'usage-chart.js': 'text/javascript; charset=utf-8',
+  'knowledge-base.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
 /** The chart library, served from our own origin (never a CDN): name -> file of the installed package. */
@@ -139,6 +182,68 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     const cursor = typeof page.ctx.query.cursor === 'string' ? page.ctx.query.cursor : undefined;
     const log = await listDeliveries(em, page.session!.accountId, endpointId, 50, cursor);
     render(page, 'webhook', 'Webhook endpoint', { endpoint: endpointView(endpoint), deliveries: log.deliveries.map(deliveryView), nextCursor: log.nextCursor });
+  }
+
+  /**
+   * Knowledge-base pages need a plan with custom knowledge bases (Enterprise). With one, the
+   * session acts as the API's principal, so the pages call the API's own domain functions.
+   */
+  async function kbAccess(page: Page): Promise<{ principal: Principal | null; planName: string }> {
+    const accountId = page.session!.accountId;
+    const plan = (await currentSubscription(page.ctx.state.em, accountId, page.now))?.plan;
+    const principal = plan?.customKnowledgeBases ? { keyId: 'dashboard', accountId, readOnly: false, allowedIps: [], plan } : null;
+    return { principal, planName: plan?.name ?? 'no' };
+  }
+
+  async function kbPrincipal(page: Page): Promise<Principal> {
+    const { principal, planName } = await kbAccess(page);
+    if (!principal) throw new ForbiddenError(`Custom knowledge bases are not included in the ${planName} plan: they are part of the Enterprise plan.`);
+    return principal;
+  }
+
+  async function knowledgeBasesPage(page: Page, error?: ServiceError): Promise<void> {
+    const em = page.ctx.state.em;
+    const { principal, planName } = await kbAccess(page);
+    const stores = principal ? await listKnowledgeBases(em, principal) : [];
+    const ids = stores.map((s) => s.id);
+    const [figures, states] = await Promise.all([storeFigures(em, ids), documentStateCounts(em, ids)]);
+    const knowledgeBases = stores.map((s) => ({ ...knowledgeBaseView(s, figures.get(s.id)), states: states.get(s.id)! }));
+    render(page, 'knowledge-bases', 'Knowledge bases', { allowed: principal !== null, planName, knowledgeBases, error: error?.message }, error ? ERROR_TABLE[error.code].status : 200);
+  }
+
+  /** A knowledge base's page; its id is the path's (every route of it starts with /dashboard/knowledge-bases/<id>). */
+  async function knowledgeBasePage(page: Page, error?: ServiceError): Promise<void> {
+    const kbId = new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})`).exec(page.ctx.path)![1]!;
+    const em = page.ctx.state.em;
+    const principal = await kbPrincipal(page);
+    const store = await knowledgeBaseFor(em, kbId, principal, 'write');
+    const cursor = typeof page.ctx.query.cursor === 'string' && page.ctx.method === 'GET' ? page.ctx.query.cursor : undefined;
+    const [listed, figures] = await Promise.all([listDocuments(em, principal, kbId, { limit: 100, cursor, metadata: {} }), storeFigures(em, [kbId])]);
+    const documents = listed.documents.map(documentView);
+    render(page, 'knowledge-base', store.name ?? store.id, {
+      kb: knowledgeBaseView(store, figures.get(kbId)),
+      documents,
+      processing: documents.some((d) => d.state === 'processing'),
+      nextCursor: listed.nextCursor,
+      categories: CATEGORIES,
+      languages: LANGUAGES,
+      maxFileBytes: UPLOAD_FORM.encoding!.file!['x-max-bytes'],
+      scripts: ['/dashboard/assets/knowledge-base.js'],
+      error: error?.message,
+    }, error ? ERROR_TABLE[error.code].status : 200);
+  }
+
+  /**
+   * Reads an upload form (multipart: its fields, its file and the CSRF token) into the page, so
+   * that a refused upload re-shows the form with what was sent.
+   */
+  async function readUploadForm(page: Page): Promise<UploadedFile | undefined> {
+    const parts = await readMultipartBody(page.ctx, 'uploadDocument', UPLOAD_FORM, (received) => {
+      page.form = Object.fromEntries(Object.entries(received).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[0] !== 'file'));
+      checkCrossSite(page.ctx, services.signIn, page.session!, page.form.csrf_token);
+      validated('uploadDocument', uploadRequest(received));
+    });
+    return parts.file as UploadedFile | undefined;
   }
 
   /** A POST whose ServiceError re-renders its form with the message and the error's status. */
@@ -378,6 +483,58 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         redirect(page, `/dashboard/webhooks/${match[1]!}?done=webhook-redelivered`);
       },
     },
+    { method: 'GET', path: /^\/dashboard\/knowledge-bases$/, signedIn: true, run: (page) => knowledgeBasesPage(page) },
+    {
+      method: 'POST', path: /^\/dashboard\/knowledge-bases$/, signedIn: true,
+      run: orShow(knowledgeBasesPage)(async (page) => {
+        const principal = await kbPrincipal(page);
+        const { name } = validated('createKnowledgeBase', { name: (page.form.name ?? '').trim() });
+        const store = await createKnowledgeBase(page.ctx.state.em, principal, name, page.now);
+        redirect(page, `/dashboard/knowledge-bases/${store.id}?done=kb-created`);
+      }),
+    },
+    { method: 'GET', path: new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})$`), signedIn: true, run: (page) => knowledgeBasePage(page) },
+    {
+      method: 'POST', path: new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})/rename$`), signedIn: true,
+      run: orShow(knowledgeBasePage)(async (page, match) => {
+        const principal = await kbPrincipal(page);
+        const { name } = validated('renameKnowledgeBase', { name: (page.form.name ?? '').trim() });
+        await renameKnowledgeBase(page.ctx.state.em, principal, match[1]!, name);
+        redirect(page, `/dashboard/knowledge-bases/${match[1]!}?done=kb-renamed`);
+      }),
+    },
+    {
+      method: 'POST', path: new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})/delete$`), signedIn: true,
+      run: orShow(knowledgeBasePage)(async (page, match) => {
+        const principal = await kbPrincipal(page);
+        if (page.form.confirm !== 'yes') throw new InvalidRequestError('Tick the box to confirm that the knowledge base and all its documents are to be deleted.', [{ path: 'confirm', message: 'not ticked' }]);
+        await deleteKnowledgeBase(page.ctx.state.em, services.index, principal, match[1]!);
+        redirect(page, '/dashboard/knowledge-bases?done=kb-deleted');
+      }),
+    },
+    {
+      method: 'POST', path: new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})/documents$`), signedIn: true, upload: true,
+      run: orShow(knowledgeBasePage)(async (page, match) => {
+        const principal = await kbPrincipal(page);
+        const file = await readUploadForm(page);
+        if (!file || file.bytes.length === 0) throw new InvalidRequestError('Choose a file to upload: none was sent, or it is empty.', [{ path: 'file', message: 'missing or empty' }]);
+        const f = page.form;
+        const metadata = checkMetadata({ subject: f.subject, grade: f.grade, category: f.category, language: f.language, year: f.year });
+        const name = f.name?.trim() || undefined;
+        const { job } = await page.ctx.state.em.transactional((tx) => addDocument(tx, principal, match[1]!, { file, metadata, name }, page.now));
+        // queued once the document is committed, as the API's upload does
+        await queueIngestion(services.jobs, job);
+        redirect(page, `/dashboard/knowledge-bases/${match[1]!}?done=document-uploaded`);
+      }),
+    },
+    {
+      method: 'POST', path: new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})/documents/(${DOCUMENT_ID})/delete$`), signedIn: true,
+      run: async (page, match) => {
+        const principal = await kbPrincipal(page);
+        await deleteDocument(page.ctx.state.em, services.index, principal, match[1]!, match[2]!);
+        redirect(page, `/dashboard/knowledge-bases/${match[1]!}?done=document-deleted`);
+      },
+    },
     {
       method: 'GET', path: /^\/dashboard\/audit-log$/, signedIn: true,
       run: async (page) => {
@@ -415,7 +572,10 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       }
       const page: Page = { ctx, session, form: {}, now };
       try {
-        if (ctx.method === 'POST') {
+        if (ctx.method === 'POST' && route.upload) {
+          // an upload form's body is read by its route (readUploadForm); the origin is checked before
+          checkCrossSite(ctx, services.signIn, undefined, undefined);
+        } else if (ctx.method === 'POST') {
           page.form = Object.fromEntries(new URLSearchParams(await readBodyText(ctx, 16_384, 'a URL-encoded form')));
           // pages for signed-in people need the session's token; the others (log-in, links from mails) the origin check
           checkCrossSite(ctx, services.signIn, route.signedIn ? (session ?? undefined) : undefined, page.form.csrf_token);

@@ -49,8 +49,15 @@ interface Received {
  * operation's contract declares, bounding the body before it is read in full: a declared length
  * over the limit is refused unread, and a body that grows past it is cut off. Every file's size
  * is counted to the end, so an oversized file is reported with its real size without being kept.
+ * `check` validates the parts (files as placeholders): the operation's contract schema unless a
+ * caller (the dashboard's upload form, whose parts are plain fields) maps them first.
  */
-export async function readMultipartBody(ctx: Context, operationId: string, media: MediaTypeSpec): Promise<unknown> {
+export async function readMultipartBody(
+  ctx: Context,
+  operationId: string,
+  media: MediaTypeSpec,
+  check: (parts: Record<string, unknown>) => void = (parts) => validated(operationId, parts),
+): Promise<Record<string, unknown>> {
   const limit = media['x-max-body-bytes'];
   if (Number(ctx.get('Content-Length') || 0) > limit) throw new PayloadTooLargeError(limit);
   const { rules, partNames } = partRules(media);
@@ -125,7 +132,7 @@ export async function readMultipartBody(ctx: Context, operationId: string, media
     if (rule.multiple) placeholders[name] = Array.from({ length: count }, () => '');
     else if (count > 0) placeholders[name] = '';
   }
-  validated(operationId, { ...parts, ...placeholders });
+  check({ ...parts, ...placeholders });
   for (const file of files) {
     const { maxBytes } = rules.files.get(file.field)!;
     if (file.size > maxBytes) throw new InvalidRequestError(`File '${file.name}' is ${file.size} bytes, larger than the maximum of ${maxBytes} bytes.`);

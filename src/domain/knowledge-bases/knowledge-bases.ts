@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { Account, Document, Store } from '../../db/entities.js';
+import { Account, Document, DOCUMENT_STATES, Store, type DocumentState } from '../../db/entities.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
 import type { SearchIndex } from '../ports/search-index.js';
@@ -60,6 +60,19 @@ export async function storeFigures(em: EntityManager, storeIds: string[]): Promi
   );
   for (const row of rows) figures.set(row.store_id, { documents: row.documents, pages: Number(row.pages), bytes: Number(row.bytes) });
   return figures;
+}
+
+/** How many of each store's documents are in each state (the dashboard's summary). */
+export async function documentStateCounts(em: EntityManager, storeIds: string[]): Promise<Map<string, Record<DocumentState, number>>> {
+  const counts = new Map<string, Record<DocumentState, number>>();
+  for (const id of storeIds) counts.set(id, Object.fromEntries(DOCUMENT_STATES.map((state) => [state, 0])) as Record<DocumentState, number>);
+  if (storeIds.length === 0) return counts;
+  const rows = await em.execute<{ store_id: string; state: DocumentState; documents: number }[]>(
+    `select store_id, state, count(*)::int as documents from document where store_id in (${storeIds.map(() => '?').join(', ')}) group by store_id, state`,
+    storeIds,
+  );
+  for (const row of rows) counts.get(row.store_id)![row.state] = row.documents;
+  return counts;
 }
 
 export async function createKnowledgeBase(em: EntityManager, principal: Principal, name: string, now: Date): Promise<Store> {
