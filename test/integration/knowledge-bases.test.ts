@@ -184,6 +184,37 @@ describe('documents', () => {
     expect((await call(url(), 'getDocument', owner.key, { path: { kb_id: kb.id, document_id: doc.id } })).status).toBe(404);
   });
 
+  test("one account's documents are read one at a time, and another account's upload does not wait behind them", async () => {
+    // INGEST_PER_ACCOUNT 1 and INGEST_CONCURRENCY 2 (the defaults): the busy account holds one slot
+    const busy = await newKey(server.orm, { plan: 'enterprise' });
+    const other = await newKey(server.orm, { plan: 'enterprise' });
+    const busyKb = await createKb(url(), busy.key);
+    const otherKb = await createKb(url(), other.key);
+    const pages = (n: number) => Array.from({ length: 150 }, (_, i) => `Book ${n}, page ${i + 1}: rivers carry water from the hills to the sea.`);
+    const queued: KbDocument[] = [];
+    for (let n = 1; n <= 4; n++) queued.push(await upload(url(), busy.key, busyKb.id, uploadForm({ name: `book-${n}.pdf`, bytes: pdfWithPages(pages(n)) })));
+    const late = await upload(url(), other.key, otherKb.id, uploadForm({ name: 'late.pdf', bytes: pdfWithPages(pages(5)) }));
+    const done = await Promise.all(queued.map((d) => settled(url(), busy.key, busyKb.id, d.id, 300_000)));
+    const lateDone = await settled(url(), other.key, otherKb.id, late.id, 300_000);
+    expect([...done, lateDone].map((d) => d.state)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready']);
+    const spans = done.map((d) => [Date.parse(d.processing_started_at!), Date.parse(d.finished_at!)] as const).sort((a, b) => a[0] - b[0]);
+    // never two of the busy account's documents at once
+    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+    // the other account's upload, queued last, started before the busy account's last one
+    expect(Date.parse(lateDone.processing_started_at!)).toBeLessThan(spans[spans.length - 1]![0]);
+  }, 400_000);
+
+  test('a file over 50 MiB is refused with 400, a body over 51 MiB with 413, and nothing is stored', async () => {
+    const kb = await createKb(url(), owner.key);
+    const file = (bytes: number) => uploadForm({ name: 'huge.md', bytes: new Uint8Array(bytes).fill(0x61) });
+    const overFile = await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: file(50 * 1024 * 1024 + 1) });
+    expect(overFile.status).toBe(400);
+    expect((overFile.body as Schemas['Detail']).detail).toMatch(/52428800 bytes/);
+    const overBody = await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: file(52 * 1024 * 1024) });
+    expect(overBody.status).toBe(413);
+    expect((await call(url(), 'getKnowledgeBase', owner.key, { path: { kb_id: kb.id } })).body).toMatchObject({ documents: 0 });
+  });
+
   test('a PDF of 2,000 pages is taken and indexed', async () => {
     const kb = await createKb(url(), owner.key);
     const lines = Array.from({ length: 2000 }, (_, i) => `Page ${i + 1} of the long textbook about ecosystems number ${i + 1}.`);
