@@ -51,21 +51,6 @@ async function signedIn(plan: 'free' | 'enterprise'): Promise<DashboardBrowser> 
   return browser;
 }
 
-async function page(browser: DashboardBrowser, path: string): Promise<{ status: number; html: string }> {
-  const res = await fetch(`${server.url}${path}`, { headers: { Cookie: `svc_session=${browser.cookie}` }, redirect: 'manual' });
-  return { status: res.status, html: await res.text() };
-}
-
-async function submit(browser: DashboardBrowser, path: string, fields: Record<string, string> = {}, csrf = browser.csrf!): Promise<{ status: number; html: string; location: string | null }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { Cookie: `svc_session=${browser.cookie}`, 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url },
-    body: new URLSearchParams({ csrf_token: csrf, ...fields }),
-    redirect: 'manual',
-  });
-  return { status: res.status, html: await res.text(), location: res.headers.get('location') };
-}
-
 const METADATA = { subject: 'Biology', grade: '12', category: 'short-notes', language: 'english', year: '', name: '' };
 
 /** The upload form as a browser sends it (multipart, every field, an empty optional one included). */
@@ -79,18 +64,9 @@ async function uploadFile(browser: DashboardBrowser, kbId: string, fields: Recor
 }
 
 async function createKb(browser: DashboardBrowser, name: string): Promise<string> {
-  const created = await submit(browser, '/dashboard/knowledge-bases', { name });
+  const created = await browser.submit('/dashboard/knowledge-bases', { name });
   expect(created.status).toBe(303);
   return /\/dashboard\/knowledge-bases\/(kb_[A-Za-z0-9]{20})\?done=kb-created$/.exec(created.location!)![1]!;
-}
-
-async function pageUntil(browser: DashboardBrowser, path: string, done: (html: string) => boolean): Promise<string> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const { html } = await page(browser, path);
-    if (done(html) || Date.now() > deadline) return html;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
 }
 
 describe('knowledge-base pages in Chromium', () => {
@@ -154,41 +130,41 @@ describe('knowledge-base pages without JavaScript', () => {
 
   test('create, list, rename, upload (processing, then ready), delete a document, delete the knowledge base', async () => {
     const browser = await signedIn('enterprise');
-    expect((await page(browser, '/dashboard/knowledge-bases')).html).toContain('Create a knowledge base');
+    expect((await browser.page('/dashboard/knowledge-bases')).html).toContain('Create a knowledge base');
     const kbId = await createKb(browser, 'Grade 12 biology');
-    expect((await submit(browser, '/dashboard/knowledge-bases', { name: 'Grade 12 biology' })).status).toBe(409);
-    expect((await submit(browser, '/dashboard/knowledge-bases', { name: '' })).status).toBe(400);
+    expect((await browser.submit('/dashboard/knowledge-bases', { name: 'Grade 12 biology' })).status).toBe(409);
+    expect((await browser.submit('/dashboard/knowledge-bases', { name: '' })).status).toBe(400);
 
-    const renamed = await submit(browser, `/dashboard/knowledge-bases/${kbId}/rename`, { name: 'Grade 12 biology notes' });
+    const renamed = await browser.submit(`/dashboard/knowledge-bases/${kbId}/rename`, { name: 'Grade 12 biology notes' });
     expect(renamed.location).toBe(`/dashboard/knowledge-bases/${kbId}?done=kb-renamed`);
 
     const uploaded = await uploadFile(browser, kbId, { ...METADATA, year: '2024', name: 'Cell division' });
     expect([uploaded.status, uploaded.location]).toEqual([303, `/dashboard/knowledge-bases/${kbId}?done=document-uploaded`]);
-    const first = await page(browser, `/dashboard/knowledge-bases/${kbId}?done=document-uploaded`);
+    const first = await browser.page(`/dashboard/knowledge-bases/${kbId}?done=document-uploaded`);
     expect(first.html).toContain('Cell division');
     expect(first.html).toContain('Biology, grade 12, short-notes, english, 2024');
     const documentId = /id="(doc_[A-Za-z0-9]{24})"/.exec(first.html)![1]!;
 
-    const ready = await pageUntil(browser, `/dashboard/knowledge-bases/${kbId}`, (html) => html.includes('data-state="ready"'));
+    const ready = await browser.pageUntil(`/dashboard/knowledge-bases/${kbId}`, (html) => html.includes('data-state="ready"'), 120_000);
     expect(ready).toMatch(/data-state="ready">ready<\/td>\s*<td>1<\/td>\s*<td>[1-9]\d*<\/td>/);
     expect(ready).not.toContain('being read and indexed');
-    const list = (await page(browser, '/dashboard/knowledge-bases')).html;
+    const list = (await browser.page('/dashboard/knowledge-bases')).html;
     expect(list).toContain('Grade 12 biology notes');
     expect(list).toContain(kbId);
     expect(list).toContain('1 ready, 0 processing, 0 failed');
 
     // a file that cannot be read ends failed, with the reason shown
     await uploadFile(browser, kbId, METADATA, { name: 'broken.pdf', text: 'not a PDF at all' });
-    const failed = await pageUntil(browser, `/dashboard/knowledge-bases/${kbId}`, (html) => html.includes('data-state="failed"'));
+    const failed = await browser.pageUntil(`/dashboard/knowledge-bases/${kbId}`, (html) => html.includes('data-state="failed"'), 120_000);
     expect(failed).toMatch(/data-state="failed">failed: [^<]+/);
 
-    expect((await submit(browser, `/dashboard/knowledge-bases/${kbId}/documents/${documentId}/delete`)).location).toBe(`/dashboard/knowledge-bases/${kbId}?done=document-deleted`);
-    expect((await page(browser, `/dashboard/knowledge-bases/${kbId}`)).html).not.toContain(documentId);
+    expect((await browser.submit(`/dashboard/knowledge-bases/${kbId}/documents/${documentId}/delete`)).location).toBe(`/dashboard/knowledge-bases/${kbId}?done=document-deleted`);
+    expect((await browser.page(`/dashboard/knowledge-bases/${kbId}`)).html).not.toContain(documentId);
 
     // deleting asks for the box to be ticked
-    expect((await submit(browser, `/dashboard/knowledge-bases/${kbId}/delete`)).status).toBe(400);
-    expect((await submit(browser, `/dashboard/knowledge-bases/${kbId}/delete`, { confirm: 'yes' })).location).toBe('/dashboard/knowledge-bases?done=kb-deleted');
-    expect((await page(browser, `/dashboard/knowledge-bases/${kbId}`)).status).toBe(404);
+    expect((await browser.submit(`/dashboard/knowledge-bases/${kbId}/delete`)).status).toBe(400);
+    expect((await browser.submit(`/dashboard/knowledge-bases/${kbId}/delete`, { confirm: 'yes' })).location).toBe('/dashboard/knowledge-bases?done=kb-deleted');
+    expect((await browser.page(`/dashboard/knowledge-bases/${kbId}`)).status).toBe(404);
   }, 240_000);
 
   test('bad uploads re-show the form with the problem; a missing CSRF token is refused', async () => {
@@ -201,16 +177,16 @@ describe('knowledge-base pages without JavaScript', () => {
     expect((await uploadFile(browser, kbId, METADATA, null)).status).toBe(400);
     expect((await uploadFile(browser, kbId, METADATA, { name: 'empty.md', text: '' })).html).toContain('Choose a file to upload');
     expect((await uploadFile(browser, kbId, METADATA, undefined, 'wrong')).status).toBe(403);
-    expect((await submit(browser, '/dashboard/knowledge-bases', { name: 'No token' }, 'wrong')).status).toBe(403);
-    expect((await page(browser, `/dashboard/knowledge-bases/${kbId}`)).html).toContain('No documents yet.');
+    expect((await browser.submit('/dashboard/knowledge-bases', { name: 'No token' }, 'wrong')).status).toBe(403);
+    expect((await browser.page(`/dashboard/knowledge-bases/${kbId}`)).html).toContain('No documents yet.');
   });
 
   test('plans without custom knowledge bases see why', async () => {
     const free = await signedIn('free');
-    const listed = await page(free, '/dashboard/knowledge-bases');
+    const listed = await free.page('/dashboard/knowledge-bases');
     expect(listed.status).toBe(200);
     expect(listed.html).toContain('part of the Enterprise plan; your account is on the Free plan');
-    const refused = await submit(free, '/dashboard/knowledge-bases', { name: 'Mine' });
+    const refused = await free.submit('/dashboard/knowledge-bases', { name: 'Mine' });
     expect(refused.status).toBe(403);
     expect(refused.html).toContain('not included in the Free plan');
   });
@@ -219,20 +195,20 @@ describe('knowledge-base pages without JavaScript', () => {
     const owner = await signedIn('enterprise');
     const kbId = await createKb(owner, 'Owned');
     await uploadFile(owner, kbId);
-    const documentId = /id="(doc_[A-Za-z0-9]{24})"/.exec((await page(owner, `/dashboard/knowledge-bases/${kbId}`)).html)![1]!;
+    const documentId = /id="(doc_[A-Za-z0-9]{24})"/.exec((await owner.page(`/dashboard/knowledge-bases/${kbId}`)).html)![1]!;
 
     const other = await signedIn('enterprise');
-    expect((await page(other, `/dashboard/knowledge-bases/${kbId}`)).status).toBe(404);
-    expect((await page(other, '/dashboard/knowledge-bases')).html).not.toContain(kbId);
-    expect((await submit(other, `/dashboard/knowledge-bases/${kbId}/rename`, { name: 'Taken' })).status).toBe(404);
-    expect((await submit(other, `/dashboard/knowledge-bases/${kbId}/delete`, { confirm: 'yes' })).status).toBe(404);
-    expect((await submit(other, `/dashboard/knowledge-bases/${kbId}/documents/${documentId}/delete`)).status).toBe(404);
+    expect((await other.page(`/dashboard/knowledge-bases/${kbId}`)).status).toBe(404);
+    expect((await other.page('/dashboard/knowledge-bases')).html).not.toContain(kbId);
+    expect((await other.submit(`/dashboard/knowledge-bases/${kbId}/rename`, { name: 'Taken' })).status).toBe(404);
+    expect((await other.submit(`/dashboard/knowledge-bases/${kbId}/delete`, { confirm: 'yes' })).status).toBe(404);
+    expect((await other.submit(`/dashboard/knowledge-bases/${kbId}/documents/${documentId}/delete`)).status).toBe(404);
     expect((await uploadFile(other, kbId)).status).toBe(404);
     // its own knowledge base does not reach the owner's document either
     const own = await createKb(other, 'Mine');
-    expect((await submit(other, `/dashboard/knowledge-bases/${own}/documents/${documentId}/delete`)).status).toBe(404);
+    expect((await other.submit(`/dashboard/knowledge-bases/${own}/documents/${documentId}/delete`)).status).toBe(404);
 
-    const still = (await page(owner, `/dashboard/knowledge-bases/${kbId}`)).html;
+    const still = (await owner.page(`/dashboard/knowledge-bases/${kbId}`)).html;
     expect(still).toContain('<h1>Owned</h1>');
     expect(still).toContain(documentId);
   });

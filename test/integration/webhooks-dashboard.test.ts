@@ -32,87 +32,63 @@ async function signedIn(plan: 'free' | 'pro'): Promise<DashboardBrowser> {
   return browser;
 }
 
-async function page(browser: DashboardBrowser, path: string): Promise<{ status: number; html: string }> {
-  const res = await fetch(`${server.url}${path}`, { headers: { Cookie: `svc_session=${browser.cookie}` }, redirect: 'manual' });
-  return { status: res.status, html: await res.text() };
-}
-
-async function submit(browser: DashboardBrowser, path: string, fields: Record<string, string> = {}): Promise<{ status: number; html: string; location: string | null }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { Cookie: `svc_session=${browser.cookie}`, 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url },
-    body: new URLSearchParams({ csrf_token: browser.csrf!, ...fields }),
-    redirect: 'manual',
-  });
-  return { status: res.status, html: await res.text(), location: res.headers.get('location') };
-}
-
-async function pageUntil(browser: DashboardBrowser, path: string, done: (html: string) => boolean): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const { html } = await page(browser, path);
-    if (done(html) || Date.now() > deadline) return html;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 test('add an endpoint, test it, read its delivery log, redeliver, disable and delete it', async () => {
   const browser = await signedIn('pro');
   const path = '/hook/pages';
   receiver.route(path, answer(200, 'thanks'));
-  expect((await page(browser, '/dashboard/webhooks')).html).toContain('Add an endpoint');
+  expect((await browser.page('/dashboard/webhooks')).html).toContain('Add an endpoint');
 
-  const refused = await submit(browser, '/dashboard/webhooks', { url: 'https://10.0.0.5/hook', 'event:api_key.created': 'on' });
+  const refused = await browser.submit('/dashboard/webhooks', { url: 'https://10.0.0.5/hook', 'event:api_key.created': 'on' });
   expect(refused.status).toBe(400);
   expect(refused.html).toContain('only HTTPS URLs to hosts with public addresses are');
 
-  const created = await submit(browser, '/dashboard/webhooks', { url: receiver.url(path), description: 'from the pages', 'event:api_key.created': 'on', 'event:api_key.revoked': 'on' });
+  const created = await browser.submit('/dashboard/webhooks', { url: receiver.url(path), description: 'from the pages', 'event:api_key.created': 'on', 'event:api_key.revoked': 'on' });
   expect(created.status).toBe(201);
   const secret = /whsec_[A-Za-z0-9+/]+={0,2}/.exec(created.html)![0];
   const id = /\/dashboard\/webhooks\/([0-9a-f-]{36})/.exec(created.html)![1]!;
-  const list = (await page(browser, '/dashboard/webhooks')).html;
+  const list = (await browser.page('/dashboard/webhooks')).html;
   expect(list).toContain(receiver.url(path));
   expect(list).toContain('api_key.created, api_key.revoked');
   expect(list).not.toContain('whsec_');
 
-  const tested = await submit(browser, `/dashboard/webhooks/${id}/test`);
+  const tested = await browser.submit(`/dashboard/webhooks/${id}/test`);
   expect([tested.status, tested.location]).toEqual([303, `/dashboard/webhooks/${id}?done=webhook-test`]);
   const [request] = await receiver.waitFor(path, 1);
   expect(verified(request!, secret).type).toBe('webhook.test');
-  const logged = await pageUntil(browser, `/dashboard/webhooks/${id}`, (html) => html.includes('state-succeeded'));
+  const logged = await browser.pageUntil(`/dashboard/webhooks/${id}`, (html) => html.includes('state-succeeded'));
   expect(logged).toContain('HTTP 200');
   expect(logged).toContain('thanks');
   const deliveryId = new RegExp(`/dashboard/webhooks/${id}/deliveries/([0-9a-f-]{36})/redeliver`).exec(logged)![1]!;
 
-  expect((await submit(browser, `/dashboard/webhooks/${id}/deliveries/${deliveryId}/redeliver`)).status).toBe(303);
+  expect((await browser.submit(`/dashboard/webhooks/${id}/deliveries/${deliveryId}/redeliver`)).status).toBe(303);
   const requests = await receiver.waitFor(path, 2);
   expect(requests[1]!.headers['webhook-id']).toBe(requests[0]!.headers['webhook-id']);
 
-  const rotated = await submit(browser, `/dashboard/webhooks/${id}/rotate`);
+  const rotated = await browser.submit(`/dashboard/webhooks/${id}/rotate`);
   expect(rotated.status).toBe(200);
   expect(/whsec_[A-Za-z0-9+/]+={0,2}/.exec(rotated.html)![0]).not.toBe(secret);
 
-  expect((await submit(browser, `/dashboard/webhooks/${id}/enabled`, { enabled: 'false' })).status).toBe(303);
-  expect((await page(browser, `/dashboard/webhooks/${id}`)).html).toContain('disabled (manual)');
-  expect((await submit(browser, `/dashboard/webhooks/${id}/test`)).status).toBe(409);
+  expect((await browser.submit(`/dashboard/webhooks/${id}/enabled`, { enabled: 'false' })).status).toBe(303);
+  expect((await browser.page(`/dashboard/webhooks/${id}`)).html).toContain('disabled (manual)');
+  expect((await browser.submit(`/dashboard/webhooks/${id}/test`)).status).toBe(409);
 
-  expect((await submit(browser, `/dashboard/webhooks/${id}/delete`)).location).toBe('/dashboard/webhooks?done=webhook-deleted');
-  expect((await page(browser, `/dashboard/webhooks/${id}`)).status).toBe(404);
+  expect((await browser.submit(`/dashboard/webhooks/${id}/delete`)).location).toBe('/dashboard/webhooks?done=webhook-deleted');
+  expect((await browser.page(`/dashboard/webhooks/${id}`)).status).toBe(404);
 });
 
 test("plans without webhooks see why; another account's endpoint is not found", async () => {
   const owner = await signedIn('pro');
-  const created = await submit(owner, '/dashboard/webhooks', { url: receiver.url('/hook/owner'), 'event:api_key.created': 'on' });
+  const created = await owner.submit('/dashboard/webhooks', { url: receiver.url('/hook/owner'), 'event:api_key.created': 'on' });
   const id = /\/dashboard\/webhooks\/([0-9a-f-]{36})/.exec(created.html)![1]!;
 
   const free = await signedIn('free');
-  expect((await page(free, '/dashboard/webhooks')).html).toContain('part of the Pro and Enterprise plans; your account is on the Free plan');
-  expect((await submit(free, '/dashboard/webhooks', { url: receiver.url('/hook/free'), 'event:api_key.created': 'on' })).status).toBe(403);
+  expect((await free.page('/dashboard/webhooks')).html).toContain('part of the Pro and Enterprise plans; your account is on the Free plan');
+  expect((await free.submit('/dashboard/webhooks', { url: receiver.url('/hook/free'), 'event:api_key.created': 'on' })).status).toBe(403);
 
   const other = await signedIn('pro');
-  expect((await page(other, `/dashboard/webhooks/${id}`)).status).toBe(404);
-  for (const action of ['test', 'rotate', 'delete']) expect((await submit(other, `/dashboard/webhooks/${id}/${action}`)).status).toBe(404);
-  expect((await submit(other, `/dashboard/webhooks/${id}/enabled`, { enabled: 'false' })).status).toBe(404);
-  expect((await page(other, '/dashboard/webhooks')).html).not.toContain(id);
-  expect((await page(owner, `/dashboard/webhooks/${id}`)).html).toContain('enabled');
+  expect((await other.page(`/dashboard/webhooks/${id}`)).status).toBe(404);
+  for (const action of ['test', 'rotate', 'delete']) expect((await other.submit(`/dashboard/webhooks/${id}/${action}`)).status).toBe(404);
+  expect((await other.submit(`/dashboard/webhooks/${id}/enabled`, { enabled: 'false' })).status).toBe(404);
+  expect((await other.page('/dashboard/webhooks')).html).not.toContain(id);
+  expect((await owner.page(`/dashboard/webhooks/${id}`)).html).toContain('enabled');
 });

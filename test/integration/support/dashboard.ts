@@ -44,6 +44,33 @@ export class DashboardBrowser {
     if (response.status === 200) this.remember(data);
     return response;
   }
+
+  /** A dashboard page as a browser without JavaScript gets it (redirects not followed). */
+  async page(path: string): Promise<{ status: number; html: string }> {
+    const res = await fetch(`${this.baseUrl}${path}`, { headers: { Cookie: `svc_session=${this.cookie}` }, redirect: 'manual' });
+    return { status: res.status, html: await res.text() };
+  }
+
+  /** A page's form posted as a browser without JavaScript posts it, with the session's CSRF token unless another is given. */
+  async submit(path: string, fields: Record<string, string> = {}, csrf = this.csrf!): Promise<{ status: number; html: string; location: string | null }> {
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { Cookie: `svc_session=${this.cookie}`, 'Content-Type': 'application/x-www-form-urlencoded', Origin: this.baseUrl },
+      body: new URLSearchParams({ csrf_token: csrf, ...fields }),
+      redirect: 'manual',
+    });
+    return { status: res.status, html: await res.text(), location: res.headers.get('location') };
+  }
+
+  /** The page once `done` holds for it (work in the background changes it), or as it is at the deadline. */
+  async pageUntil(path: string, done: (html: string) => boolean, timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { html } = await this.page(path);
+      if (done(html) || Date.now() > deadline) return html;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }
 
 /** The mail the local catcher got for `to`, oldest first (scripts/mail.sh, started with the test services). */
