@@ -8,6 +8,7 @@ import type { SearchIndex } from '../ports/search-index.js';
 import type { UploadedFile } from '../uploaded-file.js';
 import type { DocumentMetadata } from '../ingestion/ingest.js';
 import { knowledgeBaseFor, randomId } from './knowledge-bases.js';
+import { decodeCursor, encodeCursor } from '../pagination/cursor.js';
 
 // The documents of a knowledge base: an upload stores the file and leaves the document
 // `processing`; the ingestion job (./ingestion-job.ts) reads it and ends it `ready` or `failed`
@@ -121,24 +122,13 @@ export async function listDocuments(em: EntityManager, principal: Principal, kbI
   if (query.state) where.state = query.state;
   for (const [key, value] of Object.entries(query.metadata)) if (value !== undefined) where[`metadata`] = { ...(where.metadata as object), [key]: value };
   if (query.cursor) {
-    const after = parseCursor(query.cursor);
+    const after = decodeCursor(query.cursor);
     where.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }];
   }
   const rows = await em.find(Document, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 });
   const documents = rows.slice(0, query.limit);
   const last = documents.at(-1);
-  return { documents, nextCursor: rows.length > query.limit && last ? cursorOf(last) : null };
-}
-
-function cursorOf(document: Document): string {
-  return Buffer.from(`${document.createdAt.toISOString()}|${document.id}`).toString('base64url');
-}
-
-function parseCursor(cursor: string): { createdAt: Date; id: string } {
-  const [time, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(time ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw new InvalidRequestError(`Parameter 'cursor' is not a cursor this service gave: pass the next_cursor of the previous page.`);
-  return { createdAt, id };
+  return { documents, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
 }
 
 /**

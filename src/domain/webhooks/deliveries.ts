@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, type WebhookEndpoint } from '../../db/entities.js';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { decodeCursor, encodeCursor } from '../pagination/cursor.js';
 import { newEventId } from './events.js';
 import { findEndpoint, isUuid } from './endpoints.js';
 
@@ -18,23 +19,9 @@ export interface DeliveryPage {
   nextCursor: string | null;
 }
 
-/** The cursor names the last delivery of a page: its creation time and id, in base64url. */
-function encodeCursor(delivery: WebhookDelivery): string {
-  return Buffer.from(`${delivery.createdAt.toISOString()}|${delivery.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime())) {
-    throw new InvalidRequestError("Parameter 'cursor' is not a cursor this operation gave: pass the next_cursor of the previous page.", [{ path: 'cursor', message: 'unknown cursor' }]);
-  }
-  return { createdAt, id };
-}
-
 export async function listDeliveries(em: EntityManager, accountId: string, endpointId: string, limit: number, cursor?: string): Promise<DeliveryPage> {
   const endpoint = await findEndpoint(em, accountId, endpointId);
-  const after = cursor ? decodeCursor(cursor) : null;
+  const after = cursor ? decodeCursor(cursor, isUuid) : null;
   const rows = await em.find(
     WebhookDelivery,
     after

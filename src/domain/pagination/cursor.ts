@@ -1,0 +1,24 @@
+import { InvalidRequestError } from '../errors.js';
+
+// Keyset pagination for lists ordered by (created_at, id): a cursor names the last row of a page,
+// as base64url of its creation time and id, and the next page starts after it.
+
+export interface Position {
+  createdAt: Date;
+  id: string;
+}
+
+/** The cursor of the page after `last`. */
+export function encodeCursor(last: Position): string {
+  return Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url');
+}
+
+/** The position a cursor names; 400 for anything this service did not give (`isId` checks the id's form). */
+export function decodeCursor(cursor: string, isId: (id: string) => boolean = () => true): Position {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !isId(id) || Number.isNaN(createdAt.getTime())) {
+    throw new InvalidRequestError("Parameter 'cursor' is not a cursor this operation gave: pass the next_cursor of the previous page.", [{ path: 'cursor', message: 'unknown cursor' }]);
+  }
+  return { createdAt, id };
+}
