@@ -3,6 +3,7 @@ import { Account, Store } from '../../db/entities.js';
 import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
 import spec from '../../generated/openapi.json' with { type: 'json' };
+import { isUuid } from '../uuid.js';
 
 export const DEFAULT_STORE = 'default';
 
@@ -114,10 +115,8 @@ async function storeOrFail(em: EntityManager, storeId: string): Promise<Store> {
   return store;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 async function accountOrFail(em: EntityManager, accountId: string): Promise<Account> {
-  const account = UUID.test(accountId) ? await em.findOne(Account, { id: accountId }) : null;
+  const account = isUuid(accountId) ? await em.findOne(Account, { id: accountId }) : null;
   if (!account) throw new NotFoundError(`Account '${accountId}' was not found.`);
   return account;
 }

@@ -4,7 +4,8 @@ import { WebhookAttempt, WebhookDelivery, WebhookEvent, type WebhookEndpoint } f
 import { ConflictError, NotFoundError } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.js';
 import { newEventId } from './events.js';
-import { findEndpoint, isUuid } from './endpoints.js';
+import { isUuid } from '../uuid.js';
+import { findEndpoint } from './endpoints.js';
 
 // An endpoint's delivery log (newest first, by cursor), test events and redeliveries. New
 // deliveries are due at once; the worker (src/jobs/webhook-worker.ts) makes their attempts.

@@ -6,6 +6,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
 import { newSecret } from './signing.js';
 import { checkEndpointUrl, type WebhookNetwork } from './url-policy.js';
+import { isUuid } from '../uuid.js';
 
 // An account's webhook endpoints, managed by its API keys (Pro and Enterprise). Every lookup is
 // by id AND account, so another account's endpoint is "not found", never "forbidden".
@@ -55,13 +56,6 @@ export async function createEndpoint(em: EntityManager, network: WebhookNetwork,
 
 export async function listEndpoints(em: EntityManager, accountId: string): Promise<WebhookEndpoint[]> {
   return em.find(WebhookEndpoint, { account: accountId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Whether `id` can name a row at all (anything else is simply not found, never a database error). */
-export function isUuid(id: string): boolean {
-  return UUID.test(id);
 }
 
 export async function findEndpoint(em: EntityManager, accountId: string, endpointId: string): Promise<WebhookEndpoint> {
