@@ -12,7 +12,7 @@ import { DependencyUnavailableError, ForbiddenError, InvalidRequestError, NotFou
 import { createKey, listKeys, revokeKey, rollKey } from '../domain/keys/keys.js';
 import { currentSubscription } from '../domain/accounts/subscriptions.js';
 import { checkMetadata } from '../domain/ingestion/ingest.js';
-import { addDocument, deleteDocument, listDocuments } from '../domain/knowledge-bases/documents.js';
+import { addDocument, deleteDocument, listDocuments, replaceDocumentFile, type DocumentUploadInput } from '../domain/knowledge-bases/documents.js';
 import { queueIngestion } from '../domain/knowledge-bases/ingestion-job.js';
 import { createKnowledgeBase, deleteKnowledgeBase, documentStateCounts, knowledgeBaseFor, listKnowledgeBases, renameKnowledgeBase, storeFigures } from '../domain/knowledge-bases/knowledge-bases.js';
 import type { Principal } from '../domain/keys/principal.js';
@@ -74,6 +74,7 @@ const NOTICES: Record<string, string> = {
   'kb-renamed': 'The knowledge base is renamed.',
   'kb-deleted': 'The knowledge base, its documents and their passages are deleted.',
   'document-uploaded': 'The document is uploaded: it is read and indexed in the background, and its state below changes to ready (or failed, with the reason) when that is done.',
+  'document-replaced': 'The new file is uploaded: the document is read and indexed again in the background; its earlier passages are found until the new ones replace them.',
   'document-deleted': 'The document and its passages are deleted.',
 };
 
@@ -244,6 +245,15 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       validated('uploadDocument', uploadRequest(received));
     });
     return parts.file as UploadedFile | undefined;
+  }
+
+  /** An upload or replace form's file, metadata and display name, checked as the API checks them. */
+  async function readDocumentForm(page: Page): Promise<DocumentUploadInput> {
+    const file = await readUploadForm(page);
+    if (!file || file.bytes.length === 0) throw new InvalidRequestError('Choose a file to upload: none was sent, or it is empty.', [{ path: 'file', message: 'missing or empty' }]);
+    const f = page.form;
+    const metadata = checkMetadata({ subject: f.subject, grade: f.grade, category: f.category, language: f.language, year: f.year });
+    return { file, metadata, name: f.name?.trim() || undefined };
   }
 
   /** A POST whose ServiceError re-renders its form with the message and the error's status. */
@@ -516,15 +526,22 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'POST', path: new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})/documents$`), signedIn: true, upload: true,
       run: orShow(knowledgeBasePage)(async (page, match) => {
         const principal = await kbPrincipal(page);
-        const file = await readUploadForm(page);
-        if (!file || file.bytes.length === 0) throw new InvalidRequestError('Choose a file to upload: none was sent, or it is empty.', [{ path: 'file', message: 'missing or empty' }]);
-        const f = page.form;
-        const metadata = checkMetadata({ subject: f.subject, grade: f.grade, category: f.category, language: f.language, year: f.year });
-        const name = f.name?.trim() || undefined;
-        const { job } = await page.ctx.state.em.transactional((tx) => addDocument(tx, principal, match[1]!, { file, metadata, name }, page.now));
+        const input = await readDocumentForm(page);
+        const { job } = await page.ctx.state.em.transactional((tx) => addDocument(tx, principal, match[1]!, input, page.now));
         // queued once the document is committed, as the API's upload does
         await queueIngestion(services.jobs, job);
         redirect(page, `/dashboard/knowledge-bases/${match[1]!}?done=document-uploaded`);
+      }),
+    },
+    {
+      // the form sends the document's metadata and name as they are, so only the file changes
+      method: 'POST', path: new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})/documents/(${DOCUMENT_ID})/replace$`), signedIn: true, upload: true,
+      run: orShow(knowledgeBasePage)(async (page, match) => {
+        const principal = await kbPrincipal(page);
+        const input = await readDocumentForm(page);
+        const { job } = await page.ctx.state.em.transactional((tx) => replaceDocumentFile(tx, principal, match[1]!, match[2]!, input, page.now));
+        await queueIngestion(services.jobs, job);
+        redirect(page, `/dashboard/knowledge-bases/${match[1]!}?done=document-replaced`);
       }),
     },
     {

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { systemClock } from '../../src/clock.js';
 import { ingestionSettings, loadConfig } from '../../src/config.js';
+import { Document } from '../../src/db/entities.js';
 import { startIngestionWorker } from '../../src/jobs/ingestion-worker.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
@@ -53,13 +54,13 @@ async function signedIn(plan: 'free' | 'enterprise'): Promise<DashboardBrowser> 
 
 const METADATA = { subject: 'Biology', grade: '12', category: 'short-notes', language: 'english', year: '', name: '' };
 
-/** The upload form as a browser sends it (multipart, every field, an empty optional one included). */
-async function uploadFile(browser: DashboardBrowser, kbId: string, fields: Record<string, string> = METADATA, file: { name: string; text: string } | null = { name: 'notes.md', text: NOTES }, csrf = browser.csrf!) {
+/** The upload (or, with its action, a replace) form as a browser sends it (multipart, every field, an empty optional one included). */
+async function uploadFile(browser: DashboardBrowser, kbId: string, fields: Record<string, string> = METADATA, file: { name: string; text: string } | null = { name: 'notes.md', text: NOTES }, csrf = browser.csrf!, action = 'documents') {
   const form = new FormData();
   form.append('csrf_token', csrf);
   if (file) form.append('file', new Blob([file.text], { type: 'text/markdown' }), file.name);
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  const res = await fetch(`${server.url}/dashboard/knowledge-bases/${kbId}/documents`, { method: 'POST', headers: { Cookie: `svc_session=${browser.cookie}`, Origin: server.url }, body: form, redirect: 'manual' });
+  const res = await fetch(`${server.url}/dashboard/knowledge-bases/${kbId}/${action}`, { method: 'POST', headers: { Cookie: `svc_session=${browser.cookie}`, Origin: server.url }, body: form, redirect: 'manual' });
   return { status: res.status, html: await res.text(), location: res.headers.get('location') };
 }
 
@@ -153,6 +154,16 @@ describe('knowledge-base pages without JavaScript', () => {
     expect(list).toContain(kbId);
     expect(list).toContain('1 ready, 0 processing, 0 failed');
 
+    // a new file for the document: the form sends the name and metadata the page shows, so only the file changes
+    const replaceForm = /<form[^>]*\/documents\/doc_\w+\/replace"[\s\S]*?<\/form>/.exec(ready)![0];
+    const kept = Object.fromEntries([...replaceForm.matchAll(/type="hidden" name="(\w+)" value="([^"]*)"/g)].filter((m) => m[1] !== 'csrf_token').map((m) => [m[1]!, m[2]!]));
+    expect(kept).toEqual({ subject: 'Biology', grade: '12', category: 'short-notes', language: 'english', year: '2024', name: 'Cell division' });
+    const replaced = await uploadFile(browser, kbId, kept, { name: 'notes-v2.md', text: '--- PAGE 1 ---\nCytokinesis divides the cytoplasm.\n' }, undefined, `documents/${documentId}/replace`);
+    expect([replaced.status, replaced.location]).toEqual([303, `/dashboard/knowledge-bases/${kbId}?done=document-replaced`]);
+    await browser.pageUntil(`/dashboard/knowledge-bases/${kbId}`, (html) => html.includes('data-state="ready"'), 120_000);
+    const stored = await server.orm.em.fork().findOneOrFail(Document, documentId);
+    expect([stored.state, stored.fileName, stored.revision, stored.name, stored.metadata]).toEqual(['ready', 'notes-v2.md', 2, 'Cell division', { subject: 'Biology', grade: '12', category: 'short-notes', language: 'english', year: '2024' }]);
+
     // a file that cannot be read ends failed, with the reason shown
     await uploadFile(browser, kbId, METADATA, { name: 'broken.pdf', text: 'not a PDF at all' });
     const failed = await browser.pageUntil(`/dashboard/knowledge-bases/${kbId}`, (html) => html.includes('data-state="failed"'), 120_000);
@@ -204,6 +215,7 @@ describe('knowledge-base pages without JavaScript', () => {
     expect((await other.submit(`/dashboard/knowledge-bases/${kbId}/delete`, { confirm: 'yes' })).status).toBe(404);
     expect((await other.submit(`/dashboard/knowledge-bases/${kbId}/documents/${documentId}/delete`)).status).toBe(404);
     expect((await uploadFile(other, kbId)).status).toBe(404);
+    expect((await uploadFile(other, kbId, METADATA, undefined, undefined, `documents/${documentId}/replace`)).status).toBe(404);
     // its own knowledge base does not reach the owner's document either
     const own = await createKb(other, 'Mine');
     expect((await other.submit(`/dashboard/knowledge-bases/${own}/documents/${documentId}/delete`)).status).toBe(404);
