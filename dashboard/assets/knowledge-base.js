@@ -3,9 +3,8 @@
 // - a file dropped on the upload form goes into its file input;
 // - a file past the size limit is refused before it is sent;
 // - the form is sent by XMLHttpRequest to the same endpoint (with its csrf_token field), with a
-//   progress bar; the answer is the page the server redirects to, or the form with its error;
-// - while a document is processing, the page's own HTML is fetched every two seconds and its
-//   documents section replaced, until none is.
+//   progress bar; the answer is the page the server redirects to, or the form with its error.
+// (dashboard.js refreshes the documents section while a document is processing: data-live.)
 const form = document.querySelector('form[data-upload]');
 const progress = document.getElementById('upload-progress');
 
@@ -70,20 +69,3 @@ function showError(message) {
   }
   alert.textContent = message;
 }
-
-function poll() {
-  const section = document.getElementById('documents');
-  if (!section || section.dataset.processing !== 'true') return;
-  setTimeout(() => {
-    fetch(window.location.href, { credentials: 'same-origin' })
-      .then((response) => (response.ok ? response.text() : Promise.reject(new Error(String(response.status)))))
-      .then((html) => {
-        const fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('documents');
-        if (fresh) section.replaceWith(fresh);
-      })
-      // a failed poll (the network, a restart) is tried again
-      .catch(() => undefined)
-      .finally(poll);
-  }, 2000);
-}
-poll();

@@ -66,8 +66,8 @@ const NOTICES: Record<string, string> = {
   subscribed: 'Your subscription changed: your keys use the new plan from their next request.',
   cancelled: 'Your subscription is cancelled.',
   'mail-sent': 'A new link is on its way.',
-  'webhook-test': 'A test event is on its way: its delivery appears below within seconds (reload the page).',
-  'webhook-redelivered': 'The event is on its way again: the new delivery appears below within seconds (reload the page).',
+  'webhook-test': 'A test event is on its way: its delivery appears below within seconds.',
+  'webhook-redelivered': 'The event is on its way again: the new delivery appears below within seconds.',
   'webhook-changed': 'The endpoint is changed.',
   'webhook-deleted': 'The endpoint is deleted.',
   'kb-created': 'The knowledge base is created: upload its documents below.',
@@ -182,7 +182,10 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     const endpoint = await findEndpoint(em, page.session!.accountId, endpointId);
     const cursor = typeof page.ctx.query.cursor === 'string' ? page.ctx.query.cursor : undefined;
     const log = await listDeliveries(em, page.session!.accountId, endpointId, 50, cursor);
-    render(page, 'webhook', 'Webhook endpoint', { endpoint: endpointView(endpoint), deliveries: log.deliveries.map(deliveryView), nextCursor: log.nextCursor });
+    const deliveries = log.deliveries.map(deliveryView);
+    // the log refreshes itself while an attempt is due within the minute (a later retry is minutes or hours away)
+    const deliveriesDue = deliveries.some((d) => d.state === 'pending' && d.next_attempt_at !== null && Date.parse(d.next_attempt_at) - page.now.getTime() < 60_000);
+    render(page, 'webhook', 'Webhook endpoint', { endpoint: endpointView(endpoint), deliveries, deliveriesDue, nextCursor: log.nextCursor });
   }
 
   /**

@@ -114,7 +114,7 @@ describe('knowledge-base pages in Chromium', () => {
     // the page is not reloaded: a marker on it survives until the state reads ready
     await tab.evaluate(`document.body.setAttribute('data-marker', 'same page')`);
     // the document is still being read when the page arrives (indexing takes longer than a redirect)
-    expect(await tab.locator('#documents').getAttribute('data-processing')).toBe('true');
+    expect(await tab.locator('#documents').getAttribute('data-live')).toBe('true');
     expect(await tab.locator('#knowledge-base-documents td.state').textContent()).toBe('processing');
     await ingesting();
     await tab.locator('td[data-state="ready"]').waitFor({ timeout: 120_000 });

@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import { beforeAll, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
 import { WebhookWorker } from '../../src/jobs/webhook-worker.js';
+import { ARTIFACTS, launchBrowser, watchedPage } from './support/browser.js';
 import { onCleanup } from './support/cleanup.js';
 import { DashboardBrowser, uniqueEmail } from './support/dashboard.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
@@ -10,7 +12,8 @@ import { answer, startReceiver, verified, type Receiver } from './support/webhoo
 // The dashboard's webhook pages, as a browser without JavaScript uses them (HTML and form posts
 // with the session cookie and CSRF token): add an endpoint, see its secret once, send a test
 // event, read the delivery log, redeliver, disable, delete; plans without webhooks and other
-// accounts' endpoints are refused.
+// accounts' endpoints are refused. Then in Chromium: the delivery log updates by itself while a
+// delivery is on its way.
 
 let receiver: Receiver;
 let server: TestServer;
@@ -92,3 +95,31 @@ test("plans without webhooks see why; another account's endpoint is not found", 
   expect((await other.page('/dashboard/webhooks')).html).not.toContain(id);
   expect((await owner.page(`/dashboard/webhooks/${id}`)).html).toContain('enabled');
 });
+
+test('in Chromium, the delivery log updates by itself while a delivery is on its way', async () => {
+  const browser = await signedIn('pro');
+  const path = '/hook/slow';
+  // the answer takes a while, so that the page arrives while the delivery is still pending
+  receiver.route(path, (request, response) => void setTimeout(() => answer(200, 'late but fine')(request, response), 5_000));
+  const created = await browser.submit('/dashboard/webhooks', { url: receiver.url(path), 'event:api_key.created': 'on' });
+  const id = /\/dashboard\/webhooks\/([0-9a-f-]{36})/.exec(created.html)![1]!;
+
+  const chromium = await launchBrowser();
+  const { page: tab, outside, errors } = await watchedPage(chromium, [server.url]);
+  await tab.context().addCookies([{ name: 'svc_session', value: browser.cookie!, url: server.url }]);
+  await tab.goto(`${server.url}/dashboard/webhooks/${id}`);
+  expect(await tab.locator('#deliveries').getAttribute('data-live')).toBe('false');
+  await tab.getByRole('button', { name: 'Send a test event' }).click();
+  await tab.waitForURL(`${server.url}/dashboard/webhooks/${id}?done=webhook-test`);
+  expect(await tab.locator('#deliveries').getAttribute('data-live')).toBe('true');
+  expect(await tab.locator('#webhook-deliveries td.state').textContent()).toMatch(/^pending/);
+  // not reloaded: a marker on the page survives until the delivery reads succeeded
+  await tab.evaluate(`document.body.setAttribute('data-marker', 'same page')`);
+  await tab.locator('td.state-succeeded').waitFor({ timeout: 60_000 });
+  expect(await tab.evaluate(`document.body.getAttribute('data-marker')`)).toBe('same page');
+  expect(await tab.locator('#deliveries').getAttribute('data-live')).toBe('false');
+  expect(await tab.locator('#webhook-deliveries').textContent()).toContain('late but fine');
+  await tab.screenshot({ path: join(ARTIFACTS, 'dashboard-webhook.png'), fullPage: true });
+  expect(outside).toEqual([]);
+  expect(errors).toEqual([]);
+}, 120_000);
