@@ -103,6 +103,11 @@ describe('analysedQuestion', () => {
     expect(question.stems).toBe(stemText('எல்லைப்படுத்தும் காரணி அது காட்டுகிறது'));
   });
 
+  test('a question still carries every three-cluster stem, which chunks indexed before the Snowball stems hold', () => {
+    const question = analysedQuestion('தாவரங்கள் குளங்களையும் அநுராதபுரத்தைத் தெரிவுசெய்தனர்');
+    expect(question.stems.split(' ')).toEqual(expect.arrayContaining(stems(question.terms)));
+  });
+
   test('a question of question words alone keeps them, so it still searches', () => {
     expect(analysedQuestion('யார்? எது?').terms).toBe('யார் எது');
   });
