@@ -2,9 +2,11 @@
 // settings, per question set (the sample curriculum's questions per language, and the public QA
 // sets of ../shared/eval-data, or EVAL_DATA_DIR). Needs the services (DATABASE_URL, WEAVIATE_URL,
 // EMBEDDINGS_BASE_URL); indexes each corpus once into a store of its own (measure-*), kept for the
-// next run. Prints a Markdown table.
-//   npm run measure:retrieval
+// next run. Prints a Markdown table; with --misses, also the questions the service's own setting
+// (HYBRID) and BM25 did not find in the top five, per set.
+//   npm run measure:retrieval [-- --misses]
 import { configOrExit } from '../src/config.js';
+import { HYBRID } from '../src/domain/retrieval/retrieve.js';
 import { Document } from '../src/db/entities.js';
 import { connect } from '../src/db/orm.js';
 import type { HybridSearch } from '../src/domain/ports/search-index.js';
@@ -25,6 +27,8 @@ const embedder = rememberingEmbedder(services.embedder);
 const orm = await connect(config.DATABASE_URL);
 const storeOf = (set: EvalSet) => `measure-${set.corpus.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 const percent = (value: number) => value.toFixed(3);
+const showMisses = process.argv.includes('--misses');
+const missLines: string[] = [];
 try {
   const sets = [...(await sampleSets()), ...(await sharedSets())];
   for (const set of sets) {
@@ -43,9 +47,12 @@ try {
       const hybrid = await recall(services.index, embedder, store, set, settings);
       if (hybrid.hybrid !== hybrid.questions) throw new Error(`${hybrid.questions - hybrid.hybrid} questions of ${set.name} fell back to BM25: is the embeddings endpoint up?`);
       cells.push(percent(hybrid.at1), percent(hybrid.at5));
+      if (settings.alpha === HYBRID.alpha && settings.fusion === HYBRID.fusion) missLines.push(...hybrid.misses.map((q) => `${set.name}\thybrid\t${q}`));
     }
+    missLines.push(...bm25.misses.map((q) => `${set.name}\tbm25\t${q}`));
     console.log(`| ${cells.join(' | ')} |`);
   }
+  if (showMisses) console.log(['', 'set\tretrieval\tmissed question', ...missLines].join('\n'));
 } finally {
   await orm.close();
   await services.index.close();

@@ -38,31 +38,40 @@ export interface EvalSet {
 const SAMPLES = resolve('samples/curriculum/manifest.json');
 export const EVAL_DATA_DIR = resolve(process.env.EVAL_DATA_DIR ?? '../shared/eval-data');
 
-/** The sample curriculum's questions, one set per language, over all its documents. */
+/**
+ * The sample curriculum's questions, one set per language, over all its documents, and a second
+ * Tamil set (test/retrieval/tamil-paraphrases.json): questions over the same Tamil pages worded
+ * apart from them (other inflections, compounds joined or split, other words), written before
+ * retrieval was measured on them.
+ */
 export async function sampleSets(): Promise<EvalSet[]> {
   const manifest = JSON.parse(await readFile(SAMPLES, 'utf8')) as { file: string; name: string; metadata: Record<string, string> }[];
   const documents = await Promise.all(
     manifest.map(async (item) => ({ name: item.name, metadata: item.metadata, bytes: new Uint8Array(await readFile(resolve(dirname(SAMPLES), item.file))) })),
   );
-  const questions = JSON.parse(await readFile('test/retrieval/questions.json', 'utf8')) as {
-    question: string;
-    language: string;
-    filters?: MetadataFilters;
-    expect: { name: string; page: number };
-  }[];
-  return ['english', 'sinhala', 'tamil'].map((language) => ({
-    name: `sample curriculum, ${language}`,
-    language,
-    corpus: 'samples',
-    documents,
-    questions: questions
-      .filter((q) => q.language === language)
-      .map((q) => ({
-        question: q.question,
-        filters: q.filters ?? {},
-        answeredBy: (chunk) => chunk.documentName === q.expect.name && chunk.pages.includes(q.expect.page),
-      })),
-  }));
+  const set = async (name: string, language: string, file: string): Promise<EvalSet> => {
+    const questions = JSON.parse(await readFile(file, 'utf8')) as SampleQuestion[];
+    return { name, language, corpus: 'samples', documents, questions: questions.filter((q) => q.language === language).map(sampleQuestion) };
+  };
+  return Promise.all([
+    ...['english', 'sinhala', 'tamil'].map((language) => set(`sample curriculum, ${language}`, language, 'test/retrieval/questions.json')),
+    set('sample curriculum, tamil paraphrases', 'tamil', 'test/retrieval/tamil-paraphrases.json'),
+  ]);
+}
+
+interface SampleQuestion {
+  question: string;
+  language: string;
+  filters?: MetadataFilters;
+  expect: { name: string; page: number };
+}
+
+function sampleQuestion(q: SampleQuestion): EvalQuestion {
+  return {
+    question: q.question,
+    filters: q.filters ?? {},
+    answeredBy: (chunk) => chunk.documentName === q.expect.name && chunk.pages.includes(q.expect.page),
+  };
 }
 
 /** SciQ (English science, passage `support`), the Sinhala SQuAD-style set (`context`) and the Tamil IndicQuest set (its `answer`s are the passages). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { analysedText, stemText, stems, terms } from '../../src/domain/text/analyse.js';
+import { analysedQuestion, analysedText, stemText, stems, terms } from '../../src/domain/text/analyse.js';
 
 describe('terms', () => {
   test('keeps Sinhala and Tamil words whole, vowel signs, virama and conjuncts included', () => {
@@ -64,9 +64,57 @@ describe('stems', () => {
     expect(stems(word)).toEqual([stem]);
   });
 
-  test('there is one stem per term, in order, and stemText joins them', () => {
+  test('there is one stem per term, in order', () => {
     const text = 'The leaves of green plants: ශාකවල කොළ පැහැති පත්‍ර, பச்சைத் தாவரங்கள்.';
     expect(stems(text)).toHaveLength(terms(text).length);
-    expect(stemText(text)).toBe('leave green plant ශාකව කොළ පැහැති පත්ර பச்சை தாவர');
+    expect(stems(text)).toEqual(['leave', 'green', 'plant', 'ශාකව', 'කොළ', 'පැහැති', 'පත්ර', 'பச்சை', 'தாவர']);
+  });
+});
+
+describe('stemText, the index stem field', () => {
+  test('joins the stems; a Tamil word adds its Snowball stem when that differs from its cut', () => {
+    const text = 'The leaves of green plants: ශාකවල කොළ පැහැති පත්‍ර, பச்சைத் தாவரங்கள் குளங்களையும்.';
+    expect(stemText(text)).toBe('leave green plant ශාකව කොළ පැහැති පත්ර பச்சை தாவர தாவரம் குளங் குளம்');
+  });
+
+  test('a Snowball stem of a single letter or none is left out', () => {
+    // Snowball cuts these to "வி" and "" (nothing)
+    expect(stemText('விற்பனை உங்கள்')).toBe('விற்ப உங்க');
+  });
+
+  test('Tamil case and plural endings give one Snowball stem, which the three-cluster cut can miss', () => {
+    // the cut gives "குளங்" for the plural and "குளம்" for the singular
+    const tokens = (text: string) => stemText(text).split(' ');
+    expect(tokens('குளங்களையும்')).toContain('குளம்');
+    expect(tokens('குளம்')).toContain('குளம்');
+    expect(tokens('அநுராதபுரத்தைத்')).toContain('அநுராதபுரம்');
+    expect(tokens('சதவீதத்தை')).toEqual(expect.arrayContaining(tokens('சதவீதமாக')));
+  });
+
+  test('Sinhala and English stem fields are the stems alone', () => {
+    expect(stemText('ශාකවල කොළ plants')).toBe(stems('ශාකවල කොළ plants').join(' '));
+  });
+});
+
+describe('analysedQuestion', () => {
+  test('drops Tamil words that only ask, also with a doubled-consonant joiner, and keeps the rest', () => {
+    const question = analysedQuestion('எல்லைப்படுத்தும் காரணி என்றால் என்ன? அது எதனைக் காட்டுகிறது?');
+    expect(question.terms).toBe('எல்லைப்படுத்தும் காரணி அது காட்டுகிறது');
+    expect(question.stems).toBe(stemText('எல்லைப்படுத்தும் காரணி அது காட்டுகிறது'));
+  });
+
+  test('a question still carries every three-cluster stem, which chunks indexed before the Snowball stems hold', () => {
+    const question = analysedQuestion('தாவரங்கள் குளங்களையும் அநுராதபுரத்தைத் தெரிவுசெய்தனர்');
+    expect(question.stems.split(' ')).toEqual(expect.arrayContaining(stems(question.terms)));
+  });
+
+  test('a question of question words alone keeps them, so it still searches', () => {
+    expect(analysedQuestion('யார்? எது?').terms).toBe('யார் எது');
+  });
+
+  test('Sinhala and English questions search with all their terms, as documents are indexed', () => {
+    for (const text of ['What do plants need for photosynthesis?', 'ප්‍රභාසංශ්ලේෂණය යනු කුමක්ද?']) {
+      expect(analysedQuestion(text)).toEqual({ terms: analysedText(text), stems: stemText(text) });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors.js';
-import { analysedText, stemText } from '../text/analyse.js';
+import { analysedQuestion } from '../text/analyse.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { Hit, HybridSearch, MetadataFilters, SearchIndex } from '../ports/search-index.js';
 
@@ -38,8 +38,7 @@ export async function retrieve(
   request: RetrievalRequest,
   settings: Omit<HybridSearch, 'vector'> = HYBRID,
 ): Promise<Retrieval> {
-  const terms = analysedText(request.question);
-  const stems = stemText(request.question);
+  const { terms, stems } = analysedQuestion(request.question);
   let vector: number[] | undefined;
   if (embedder) {
     try {

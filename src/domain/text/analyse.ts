@@ -1,3 +1,4 @@
+import { stemmer as tamilSnowballStem } from '@orama/stemmers/tamil';
 import stopword from 'stopword';
 import { normalise } from './normalise.js';
 
@@ -15,6 +16,15 @@ const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 // dropping them from terms lets both spellings match.
 const JOINERS = /[\u200C\u200D]/g;
 const SINHALA_OR_TAMIL = /[\u0B80-\u0BFF\u0D80-\u0DFF]/u;
+const TAMIL = /[\u0B80-\u0BFF]/u;
+// Tamil words that only ask: a question drops them before searching, since curriculum pages use
+// them too (exam items, "X என்றால் என்ன?" headings). Compared without a trailing doubled-consonant
+// joiner ("எதனைக்" is "எதனை" before a word starting with க).
+const TAMIL_QUESTION_WORDS = new Set(
+  'என்ன எது எவை யாவை யாது யார் எவர் எவர்கள் எங்கே எங்கு எப்போது எப்பொழுது ஏன் எப்படி எவ்வாறு எத்தனை எவ்வளவு எந்த எதனை எதை எதற்கு எதற்காக எதனால் என்றால்'.split(' '),
+);
+const MIN_SNOWBALL_CLUSTERS = 2;
+const TAMIL_JOINER_CONSONANT = /(?<=[^\u0BCD])[கசதப]\u0BCD$/u;
 // Stems of 3 clusters found the right passage more often than whole words or 2 or 4 clusters
 // (BM25 recall@1 on the shared QA sets: Sinhala 0.98 vs 0.86 for words, Tamil 0.72 vs 0.63).
 const STEM_CLUSTERS = 3;
@@ -52,8 +62,40 @@ export function analysedText(text: string): string {
   return terms(text).join(' ');
 }
 
+/**
+ * What the index's stem field holds for a text: each term's stem and, for a Tamil word, also its
+ * Snowball stem (suffixes stripped by rule: "தாவரங்களில்" and "தாவரம்" both give "தாவரம்"),
+ * which matches inflected forms that the three-cluster cut keeps apart or joins wrongly.
+ */
 export function stemText(text: string): string {
-  return stems(text).join(' ');
+  return stemTokens(terms(text)).join(' ');
+}
+
+/**
+ * A question as the index is searched with it: its terms and stem tokens, as for a document,
+ * without the Tamil words that only ask (unless nothing else is left).
+ */
+export function analysedQuestion(question: string): { terms: string; stems: string } {
+  const all = terms(question);
+  const asked = all.filter((term) => !TAMIL_QUESTION_WORDS.has(term.replace(TAMIL_JOINER_CONSONANT, '')));
+  const kept = asked.length > 0 ? asked : all;
+  return { terms: kept.join(' '), stems: stemTokens(kept).join(' ') };
+}
+
+function stemTokens(words: string[]): string[] {
+  return words.flatMap((term) => {
+    const cut = stem(term);
+    if (!TAMIL.test(term)) return [cut];
+    const snowball = tamilSnowballStem(term);
+    // the algorithm cuts some words to a letter or nothing ("விற்பனை" to "வி"), which would match
+    // unrelated words: such a stem is left out
+    const usable = clusterCount(snowball) >= MIN_SNOWBALL_CLUSTERS && snowball !== cut;
+    return usable ? [cut, snowball] : [cut];
+  });
+}
+
+function clusterCount(word: string): number {
+  return Array.from(GRAPHEMES.segment(word)).length;
 }
 
 function stem(term: string): string {
