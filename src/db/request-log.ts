@@ -152,6 +152,8 @@ const WRITE_OUTCOMES = `with commit_mode as (select set_config('synchronous_comm
     from written where tokens <> 0 or cost <> 0 group by 1, 2, 3)
   update endpoint_usage e set tokens = e.tokens + u.tokens, cost_usd = e.cost_usd + u.cost
   from used u where e.api_key_id = u.api_key_id and e.month = u.month and e.endpoint = u.endpoint`;
+const DEADLOCK_DETECTED = '40P01';
+const DEADLOCK_ATTEMPTS = 3;
 const USAGE_BY_ENDPOINT = `select endpoint, requests, tokens::float8 as tokens, cost_usd::float8 as cost
   from endpoint_usage where api_key_id = $1 and month = $2 order by endpoint`;
 
@@ -212,6 +214,18 @@ export class RequestLog {
 
   /** Writes the outcomes of finished requests, any number in one statement. */
   async writeOutcomes(outcomes: LoggedOutcome[]): Promise<void> {
+    // Two processes' statements may add tokens to the same counter rows in different orders, and
+    // PostgreSQL then ends one of them as a deadlock; the statement did nothing, so it is run again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeOutcomesOnce(outcomes);
+      } catch (error) {
+        if (attempt >= DEADLOCK_ATTEMPTS || (error as { code?: string }).code !== DEADLOCK_DETECTED) throw error;
+      }
+    }
+  }
+
+  private async writeOutcomesOnce(outcomes: LoggedOutcome[]): Promise<void> {
     await this.query('write_outcomes', WRITE_OUTCOMES, [
       outcomes.map((o) => o.logId),
       outcomes.map((o) => o.status),
