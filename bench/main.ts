@@ -123,6 +123,7 @@ async function tearDown(orm: Orm, planId: string, accountId: string): Promise<vo
   const keys = 'select id from api_key where account_id = ?';
   await em.execute(`delete from request_log where api_key_id in (${keys})`, [accountId]);
   await em.execute(`delete from usage_counter where api_key_id in (${keys})`, [accountId]);
+  await em.execute(`delete from endpoint_usage where api_key_id in (${keys})`, [accountId]);
   await em.execute('delete from api_key where account_id = ?', [accountId]);
   await em.execute('delete from document where store_id in (select id from store where account_id = ?)', [accountId]);
   await em.execute('delete from store where account_id = ?', [accountId]);

@@ -157,6 +157,26 @@ export const UsageCounter = defineEntity({
 export type UsageCounter = InferEntity<typeof UsageCounter>;
 
 /**
+ * Admitted requests per key, UTC month and endpoint, with the tokens and cost their outcomes
+ * reported: what GET /usage shows, read without scanning the month's request_log rows.
+ */
+export const EndpointUsage = defineEntity({
+  name: 'EndpointUsage',
+  tableName: 'endpoint_usage',
+  primaryKeys: ['apiKey', 'month', 'endpoint'],
+  properties: {
+    apiKey: p.manyToOne(ApiKey).primary(),
+    /** the month's first day */
+    month: p.type('date').primary(),
+    endpoint: p.string().primary(),
+    requests: p.integer().default(0),
+    tokens: p.bigint('number').default(0),
+    costUsd: p.decimal('number').precision(18).scale(6).default(0),
+  },
+});
+export type EndpointUsage = InferEntity<typeof EndpointUsage>;
+
+/**
  * A collection of indexed documents. A store is owned by one account (readable by that account's
  * keys), or shared on purpose with every key (`default`); an ownerless store that is not marked
  * shared was made before owners were required and is readable by no key until an operator decides.
@@ -492,4 +512,4 @@ export const WebhookAttempt = defineEntity({
 });
 export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;
 
-export const entities = [Plan, PlanStorageLimit, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, Store, Document, DocumentUpload, IdempotencyKey, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice, WebhookEndpoint, WebhookEvent, WebhookDelivery, WebhookAttempt];
+export const entities = [Plan, PlanStorageLimit, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, EndpointUsage, Store, Document, DocumentUpload, IdempotencyKey, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice, WebhookEndpoint, WebhookEvent, WebhookDelivery, WebhookAttempt];

@@ -5,7 +5,7 @@ import type { Orm } from './orm.js';
 
 // The storage behind authentication, the limiter and the usage figures, on the request's hot
 // path: one request_log row per admitted request, each key's day and month counters
-// (usage_counter) and its api_key.last_used_at. Raw prepared statements on the ORM's own pg pool:
+// (usage_counter), its month's figures per endpoint (endpoint_usage) and its api_key.last_used_at. Raw prepared statements on the ORM's own pg pool:
 // no unit of work, no entity mapping, one round trip each. The rules that read these figures
 // live in src/domain/keys, src/domain/limits and src/domain/usage.
 
@@ -139,12 +139,23 @@ const LISTED_PLANS = `select ${PLAN_COLUMNS} from plan where listed order by sor
 // statement's transaction only): the outcomes are visible to every reader at once, so GET /usage
 // sees them, and only a crash of PostgreSQL itself (not of this process) in the next fraction of a
 // second (3 x wal_writer_delay) could lose them; admissions, which the limits count, stay durable.
-const WRITE_OUTCOMES = `with commit_mode as (select set_config('synchronous_commit', 'off', true))
-  update request_log r set status = o.status, model = o.model, tokens = o.tokens, cost_usd = o.cost, duration_ms = o.duration, store_id = o.store
-  from unnest($1::bigint[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::int[], $7::varchar[]) as o(id, status, model, tokens, cost, duration, store), commit_mode
-  where r.id = o.id`;
-const USAGE_BY_ENDPOINT = `select endpoint, count(*)::int as requests, coalesce(sum(tokens), 0)::float8 as tokens, coalesce(sum(cost_usd), 0)::float8 as cost
-  from request_log where api_key_id = $1 and created_at >= $2 and created_at < $3 group by endpoint order by endpoint`;
+// A row takes its outcome once (`status is null`): the tokens and cost it adds to its endpoint's
+// month (endpoint_usage, Migration20261124200000) are then added once too, in the same statement.
+const WRITE_OUTCOMES = `with commit_mode as (select set_config('synchronous_commit', 'off', true)),
+  written as (
+    update request_log r set status = o.status, model = o.model, tokens = o.tokens, cost_usd = o.cost, duration_ms = o.duration, store_id = o.store
+    from unnest($1::bigint[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::int[], $7::varchar[]) as o(id, status, model, tokens, cost, duration, store), commit_mode
+    where r.id = o.id and r.status is null
+    returning r.api_key_id, r.created_at, r.endpoint, o.tokens, o.cost),
+  used as (
+    select api_key_id, date_trunc('month', created_at at time zone 'UTC')::date as month, endpoint, sum(tokens) as tokens, sum(cost) as cost
+    from written where tokens <> 0 or cost <> 0 group by 1, 2, 3)
+  update endpoint_usage e set tokens = e.tokens + u.tokens, cost_usd = e.cost_usd + u.cost
+  from used u where e.api_key_id = u.api_key_id and e.month = u.month and e.endpoint = u.endpoint`;
+const DEADLOCK_DETECTED = '40P01';
+const DEADLOCK_ATTEMPTS = 3;
+const USAGE_BY_ENDPOINT = `select endpoint, requests, tokens::float8 as tokens, cost_usd::float8 as cost
+  from endpoint_usage where api_key_id = $1 and month = $2 order by endpoint`;
 
 export class RequestLog {
   private pool: Pool | undefined;
@@ -203,6 +214,18 @@ export class RequestLog {
 
   /** Writes the outcomes of finished requests, any number in one statement. */
   async writeOutcomes(outcomes: LoggedOutcome[]): Promise<void> {
+    // Two processes' statements may add tokens to the same counter rows in different orders, and
+    // PostgreSQL then ends one of them as a deadlock; the statement did nothing, so it is run again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeOutcomesOnce(outcomes);
+      } catch (error) {
+        if (attempt >= DEADLOCK_ATTEMPTS || (error as { code?: string }).code !== DEADLOCK_DETECTED) throw error;
+      }
+    }
+  }
+
+  private async writeOutcomesOnce(outcomes: LoggedOutcome[]): Promise<void> {
     await this.query('write_outcomes', WRITE_OUTCOMES, [
       outcomes.map((o) => o.logId),
       outcomes.map((o) => o.status),
@@ -214,13 +237,9 @@ export class RequestLog {
     ]);
   }
 
-  /** The key's requests made in [from, to), summed per endpoint, in endpoint order. */
-  async usageByEndpoint(keyId: string, from: Date, to: Date): Promise<EndpointUsage[]> {
-    const rows = await this.query<{ endpoint: string; requests: number; tokens: number; cost: number }>('usage_by_endpoint', USAGE_BY_ENDPOINT, [
-      keyId,
-      from.toISOString(),
-      to.toISOString(),
-    ]);
+  /** The key's requests of a UTC month (`YYYY-MM-DD` of its first day), summed per endpoint, in endpoint order. */
+  async usageByEndpoint(keyId: string, month: string): Promise<EndpointUsage[]> {
+    const rows = await this.query<{ endpoint: string; requests: number; tokens: number; cost: number }>('usage_by_endpoint', USAGE_BY_ENDPOINT, [keyId, month]);
     return rows.map((row) => ({ endpoint: row.endpoint, requests: row.requests, tokens: row.tokens, costUsd: row.cost }));
   }
 }

@@ -63,16 +63,27 @@ describe('GET /api/v1/dev/usage', () => {
     await client.GET('/api/v1/dev/plans');
     clock.set('2026-07-15T09:31:00.000Z');
 
-    // token use is written by the answering operations; give two logged requests some
+    // token use is written with the outcome of the answering operations; give two logged requests
+    // some: once the server has written the outcomes of these calls (after answering them), take
+    // two rows back to "admitted, outcome not yet written", as a query's row is while it answers
     const em = server.orm.em.fork();
-    const rows = await em.execute<{ id: string }[]>(
-      "select id from request_log where api_key_id = ? and created_at >= '2026-07-01' order by id",
-      [keyId],
-    );
-    await new RequestLog(server.orm).writeOutcomes([
+    const select = "select id, status from request_log where api_key_id = ? and created_at >= '2026-07-01' order by id";
+    let rows = await em.execute<{ id: string; status: number | null }[]>(select, [keyId]);
+    for (let tries = 0; rows.some((row) => row.status === null) && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      rows = await em.execute<{ id: string; status: number | null }[]>(select, [keyId]);
+    }
+    expect(rows.map((row) => row.status)).toEqual([200, 200]);
+    await em.execute('update request_log set status = null where id in (?, ?)', [rows[0]!.id, rows[1]!.id]);
+    const log = new RequestLog(server.orm);
+    await log.writeOutcomes([
       { logId: rows[0]!.id, status: 200, model: 'svcai-fast', tokens: 1200, costUsd: 0.0018, durationMs: 40, storeId: 'default' },
       { logId: rows[1]!.id, status: 200, model: 'svcai-fast', tokens: 345, costUsd: 0.000517, durationMs: 25, storeId: 'default' },
     ]);
+    // a request's outcome is written once: a second write (a cut request finishing after all) changes nothing
+    await log.writeOutcomes([{ logId: rows[0]!.id, status: 503, model: null, tokens: 999, costUsd: 1, durationMs: 1, storeId: null }]);
+    const [first] = await em.execute<{ status: number; tokens: number }[]>('select status, tokens from request_log where id = ?', [rows[0]!.id]);
+    expect(first).toEqual({ status: 200, tokens: 1200 });
 
     const { response, data } = await client.GET('/api/v1/dev/usage');
     expect(response.status).toBe(200);

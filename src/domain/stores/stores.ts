@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, Store } from '../../db/entities.js';
+import { storeReaders, type StoreReaders } from '../../db/store-access.js';
 import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
 import spec from '../../generated/openapi.json' with { type: 'json' };
@@ -11,15 +12,15 @@ export const DEFAULT_STORE = 'default';
 const STORE_ID = new RegExp(spec.components.schemas.QueryRequest.properties.store_id.pattern);
 
 /**
- * The store if this caller may read it: a shared store (`default`) for everyone, an owned store
+ * Who may read the store, if this caller may: a shared store (`default`) for everyone, an owned store
  * only for its owner, and only while the owner's plan includes custom knowledge bases. Another
  * account's store is "not found", so that a caller cannot learn it exists; so is an ownerless
  * store nobody marked shared, since no one decided that every key may read it.
  */
-export async function readableStore(em: EntityManager, storeId: string, principal: Principal): Promise<Store> {
-  const store = await em.findOne(Store, { id: storeId });
-  if (!store || !(store.shared || store.account?.id === principal.accountId)) throw new NotFoundError(`Store '${storeId}' was not found.`);
-  if (store.account && !principal.plan.customKnowledgeBases) {
+export async function readableStore(em: EntityManager, storeId: string, principal: Principal): Promise<StoreReaders> {
+  const store = await storeReaders(em, storeId);
+  if (!store || !(store.shared || store.owner === principal.accountId)) throw new NotFoundError(`Store '${storeId}' was not found.`);
+  if (store.owner && !principal.plan.customKnowledgeBases) {
     throw new ForbiddenError(
       `This API key does not have permission to access this resource: custom knowledge bases are not included in the ${principal.plan.name} plan.`,
     );

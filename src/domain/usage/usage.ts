@@ -1,7 +1,7 @@
 import type { Plan } from '../../db/entities.js';
 import type { RequestLog } from '../../db/request-log.js';
 import type { Principal } from '../keys/principal.js';
-import { startOfNextUtcMonth, startOfUtcMonth, utcDate } from '../limits/periods.js';
+import { startOfUtcMonth, utcDate } from '../limits/periods.js';
 
 export interface UsageReport {
   totalRequests: number;
@@ -18,7 +18,7 @@ export interface UsageReport {
 /** Usage of the calling key in the current billing period (the UTC calendar month). */
 export async function usageReport(requests: RequestLog, principal: Principal, now: Date): Promise<UsageReport> {
   const from = startOfUtcMonth(now);
-  const rows = await requests.usageByEndpoint(principal.keyId, from, startOfNextUtcMonth(now));
+  const rows = await requests.usageByEndpoint(principal.keyId, utcDate(from));
   const byEndpoint: Record<string, number> = {};
   let totalRequests = 0;
   let totalTokens = 0;
