@@ -63,7 +63,7 @@ export function sideBySide(measures: Measure[]): Measure {
 }
 
 /** The value at or below which `fraction` of the sorted samples lie (nearest rank). */
-function percentile(sorted: number[], fraction: number): number {
+export function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }

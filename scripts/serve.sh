@@ -22,4 +22,4 @@ log "Dashboard on http://${HOST:-127.0.0.1}:$PORT/dashboard (sign up, plans, API
 [ -z "${PAYHERE_SANDBOX_URL:-}" ] || log "Paid plans are paid on the local PayHere sandbox ($PAYHERE_SANDBOX_URL/pay/checkout)"
 [ -z "${MAIL_WEB_URL:-}" ] || log "Mail the service sends (sign-up and password-reset links) is shown on $MAIL_WEB_URL"
 # the Node options of `npm start` (package.json; README "Performance": memory)
-node --max-semi-space-size=8 --heap-growing-percent=30 "$REPO_DIR/dist/src/main.js"
+node --max-semi-space-size=4 --heap-growing-percent=30 "$REPO_DIR/dist/src/main.js"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import type { MetadataFilters } from '../../src/domain/ports/search-index.js';
+import type { ChunkRecord, MetadataFilters } from '../../src/domain/ports/search-index.js';
 import { testServices } from './support/server.js';
 
 // The index adapter's promise to the domain: no failure of Weaviate reaches callers raw.
@@ -31,5 +31,55 @@ describe('WeaviateSearchIndex failures', () => {
       message: 'The search index failed to answer the query. The request was counted; please retry.',
     });
     await expect(failure.catch((error: Error) => String(error.cause))).resolves.toMatch(/colour/);
+  });
+});
+
+describe('WeaviateSearchIndex writes', () => {
+  const record = (i: number, run: string): ChunkRecord => ({
+    textTerms: `cell membrane ${i}`,
+    textStems: `cel membran ${i}`,
+    chunkText: `Chunk ${i} about the cell membrane.`,
+    documentId: 'doc_search_index_writes',
+    documentName: 'cells.md',
+    subject: 'Science',
+    grade: '9',
+    category: 'textbook',
+    language: 'english',
+    year: '',
+    pages: [i + 1],
+    chunkIndex: i,
+    ingestRun: run,
+  });
+  async function stored(store: string): Promise<number> {
+    const ids: string[] = [];
+    for await (const chunk of services.index.unembeddedChunks(store)) ids.push(chunk.id);
+    return ids.length;
+  }
+
+  test('a write of several batches at once stores every chunk once, reading the records once as it goes', async () => {
+    let read = 0;
+    function* records(): Iterable<ChunkRecord> {
+      for (let i = 0; i < 730; i++) {
+        read++;
+        yield record(i, 'run-many');
+      }
+    }
+    await services.index.writeChunks('search-index-writes', records());
+    expect(read).toBe(730);
+    expect(await stored('search-index-writes')).toBe(730);
+  });
+
+  test('a refused chunk fails the write only after every batch under way has settled, so removing the run leaves nothing', async () => {
+    const store = 'search-index-refused';
+    // an int property given text: Weaviate refuses that chunk, in the third of eight batches
+    const records = Array.from({ length: 800 }, (_, i) => (i === 250 ? { ...record(i, 'run-bad'), chunkIndex: 'two hundred' as unknown as number } : record(i, 'run-bad')));
+    const failure = services.index.writeChunks(store, records);
+    await expect(failure).rejects.toMatchObject({ code: 'upstream_failed' });
+    await expect(failure.catch((error: Error) => String(error.cause))).resolves.toMatch(/the search index refused a chunk/);
+    expect(await stored(store)).toBeGreaterThan(0);
+    await services.index.deleteChunks(store, { documentId: 'doc_search_index_writes', ingestRun: 'run-bad' });
+    // nothing arrives after the removal: no write was still under way
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await stored(store)).toBe(0);
   });
 });

@@ -124,7 +124,8 @@ export async function indexDocumentRun(index: SearchIndex, embedder: Embedder | 
   await request.beforeWrite?.();
   const run = randomUUID();
   const { metadata } = request;
-  const records: ChunkRecord[] = chunks.map((chunk) => ({
+  // analysed as the index takes them, so the analysis of a batch overlaps the writes of others
+  const records = lazyMap(chunks, (chunk): ChunkRecord => ({
     textTerms: analysedText(chunk.text),
     textStems: stemText(chunk.text),
     chunkText: chunk.text,
@@ -147,6 +148,10 @@ export async function indexDocumentRun(index: SearchIndex, embedder: Embedder | 
     throw error;
   }
   return { run, pages: pages.length, chunks: chunks.length };
+}
+
+function* lazyMap<T, U>(items: readonly T[], map: (item: T) => U): Iterable<U> {
+  for (const item of items) yield map(item);
 }
 
 /**

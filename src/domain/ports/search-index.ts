@@ -66,8 +66,11 @@ export interface Hit {
  * makes every operation throw DependencyUnavailableError.
  */
 export interface SearchIndex {
-  /** Adds chunks to the store (creating it in the index when needed), with their vectors when given. */
-  writeChunks(store: string, chunks: ChunkRecord[], vectors?: number[][]): Promise<void>;
+  /**
+   * Adds chunks to the store (creating it in the index when needed), with their vectors when given
+   * (`vectors[i]` is the i-th chunk's). `chunks` is read as the writes go, once.
+   */
+  writeChunks(store: string, chunks: Iterable<ChunkRecord>, vectors?: number[][]): Promise<void>;
   deleteChunks(store: string, which: ChunkSelection): Promise<void>;
   /** Removes the store and every chunk in it (nothing happens for a store the index does not hold). */
   dropStore(store: string): Promise<void>;
