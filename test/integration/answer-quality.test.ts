@@ -11,7 +11,9 @@ import { retrieve } from '../../src/domain/retrieval/retrieve.js';
 import { ensureStore } from '../../src/domain/stores/stores.js';
 import type { Services } from '../../src/services.js';
 import { printTexts } from './support/printed-pdfs.js';
-import { connectDatabase, testServices } from './support/server.js';
+import { newKey } from './support/accounts.js';
+import { apiClient } from './support/contract.js';
+import { connectDatabase, startServer, testServices } from './support/server.js';
 
 // The offline answerer on public QA sets it has never seen (../shared/eval-data, read in place:
 // their licences allow evaluation, not redistribution, so their PDFs are printed here and never
@@ -118,5 +120,25 @@ describe('offline answers on held-out QA sets, from text and from Chromium PDFs'
     }
     // the endpoint, when up, does change some answers: the comparison above is not empty
     expect(byMeaningDiffers).toBeGreaterThan(0);
+  });
+
+  test("through the API, a Sinhala question's answer is ranked by meaning, with the vector its retrieval asked for", async () => {
+    const server = await startServer({ services });
+    const { key } = await newKey(server.orm, { plan: 'enterprise' });
+    const ask = (query: string) => apiClient(server.url, key).POST('/api/v1/dev/query', { body: { query, store_id: store('text'), filters: { language: 'sinhala' } } });
+    let checked = 0;
+    for (const item of sets.sinhala) {
+      const embedder = rememberingQuestion(services.embedder!);
+      const { hits } = await retrieve(services.index, embedder, { store: store('text'), question: item.question, filters: { language: 'sinhala' }, limit: services.topK });
+      const passages = hits.map(fromHit);
+      const byMeaning = await answerByMeaning(item.question, passages, { embedder, question: embedder.question()! });
+      // only questions whose answer the meaning changes tell the two apart
+      if (byMeaning.answer === extractiveAnswer(item.question, passages).answer) continue;
+      const res = await ask(item.question);
+      expect(res.response.headers.get('X-Retrieval-Mode')).toBe('hybrid');
+      expect(res.data!.answer).toBe(byMeaning.answer);
+      if (++checked === 2) break;
+    }
+    expect(checked).toBe(2);
   });
 });
