@@ -195,14 +195,14 @@ function parse<S extends z.ZodType>(settings: S, env: NodeJS.ProcessEnv): z.outp
 /**
  * The shutdown grace period: as configured, or longer than the longest request (attachment
  * downloads of 10 s; reading the attachments and counting tokens, each job started within
- * HEAVY_WORK_WAIT_MS and done within HEAVY_WORK_CPU_MS; a question's embedding of up to
- * EMBEDDINGS_QUERY_TIMEOUT_MS; a completion call of up to PROVIDER_TIMEOUT_MS with one retry), so
+ * HEAVY_WORK_WAIT_MS and done within HEAVY_WORK_CPU_MS; a question's embedding and its answer's
+ * candidate sentences', each up to EMBEDDINGS_QUERY_TIMEOUT_MS; a completion call of up to PROVIDER_TIMEOUT_MS with one retry), so
  * that a deploy never cuts a request that would have finished.
  */
 export function shutdownGraceMs(config: Config): number {
   return (
     config.SHUTDOWN_GRACE_MS ??
-    2 * config.PROVIDER_TIMEOUT_MS + config.EMBEDDINGS_QUERY_TIMEOUT_MS + 15_000 + 2 * (config.HEAVY_WORK_WAIT_MS + config.HEAVY_WORK_CPU_MS)
+    2 * config.PROVIDER_TIMEOUT_MS + 2 * config.EMBEDDINGS_QUERY_TIMEOUT_MS + 15_000 + 2 * (config.HEAVY_WORK_WAIT_MS + config.HEAVY_WORK_CPU_MS)
   );
 }
 

@@ -39,11 +39,11 @@ export class OpenAiEmbedder implements Embedder {
     this.client = new OpenAI({ apiKey: settings.apiKey ?? 'none', baseURL: settings.baseUrl, maxRetries: 0 });
   }
 
-  async embed(texts: string[], kind: EmbeddingKind): Promise<number[][]> {
-    if (kind === 'query' && this.downSince !== null && Date.now() - this.downSince < SKIP_AFTER_FAILURE_MS) {
+  async embed(texts: string[], kind: EmbeddingKind, { urgent = kind === 'query' }: { urgent?: boolean } = {}): Promise<number[][]> {
+    if (urgent && this.downSince !== null && Date.now() - this.downSince < SKIP_AFTER_FAILURE_MS) {
       throw new DependencyUnavailableError('embeddings endpoint');
     }
-    const timeout = kind === 'query' ? this.settings.queryTimeoutMs : this.settings.timeoutMs;
+    const timeout = urgent ? this.settings.queryTimeoutMs : this.settings.timeoutMs;
     const vectors: number[][] = [];
     try {
       for (let start = 0; start < texts.length; start += BATCH) {

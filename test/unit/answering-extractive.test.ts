@@ -1,6 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
-import { extractiveAnswer } from '../../src/domain/answering/extractive.js';
+import { answerByMeaning, rememberingQuestion } from '../../src/domain/answering/by-meaning.js';
+import { extractiveAnswer, rankCandidates } from '../../src/domain/answering/extractive.js';
 import type { Passage } from '../../src/domain/answering/passage.js';
+import { DependencyUnavailableError } from '../../src/domain/errors.js';
+import type { Embedder, EmbeddingKind } from '../../src/domain/ports/embedder.js';
 
 const passage = (text: string, language: string | null = 'english', name = 'doc.pdf'): Passage => ({
   documentId: 'doc_1',
@@ -231,5 +234,72 @@ describe('extractive answers', () => {
       used: [],
     });
     expect(extractiveAnswer('ஒஸ்மோசிஸ் என்றால் என்ன?', []).answer).toMatch(/[\u0B80-\u0BFF]/);
+  });
+});
+
+// The embeddings endpoint's port, standing in for the endpoint (the integration test
+// answer-quality.test.ts uses the real local server): each text's vector is [1, 0] when it
+// mentions `near`, else [0, 1], and every call is recorded.
+function embedderNear(near: string, fail?: Error): Embedder & { calls: { texts: string[]; kind: EmbeddingKind; urgent?: boolean }[] } {
+  const calls: { texts: string[]; kind: EmbeddingKind; urgent?: boolean }[] = [];
+  return {
+    calls,
+    embed(texts, kind, options) {
+      calls.push({ texts, kind, urgent: options?.urgent });
+      if (fail) return Promise.reject(fail);
+      return Promise.resolve(texts.map((t) => (t.includes(near) ? [1, 0] : [0, 1])));
+    },
+  };
+}
+
+describe('answers ranked by meaning too', () => {
+  const question = 'ශ්‍රී ලංකාවේ දිගම ගඟ කුමක්ද?';
+  // three sentences share the question's words; the Kelani one the fewest
+  const rivers = [
+    passage('මහවැලි ගඟ ශ්‍රී ලංකාවේ දිගම ගඟයි. ශ්‍රී ලංකාවේ ගංගා කඳුකරයෙන් ඇරඹේ. කැළණි ගඟ කොළඹ අසලින් මුහුදට වැටේ.', 'sinhala'),
+  ];
+
+  test('in Sinhala, the best few sentences by word match are embedded in one urgent call and the one closest in meaning wins', async () => {
+    const embedder = embedderNear('කැළණි');
+    const words = extractiveAnswer(question, rivers);
+    expect(words.answer).toMatch(/^මහවැලි/);
+    const drafted = await answerByMeaning(question, rivers, { embedder, question: [1, 0] });
+    expect(drafted).toEqual({ answer: 'කැළණි ගඟ කොළඹ අසලින් මුහුදට වැටේ.', used: [0] });
+    expect(embedder.calls).toEqual([{ texts: rankCandidates(question, rivers).candidates.slice(0, 3).map((c) => c.text), kind: 'passage', urgent: true }]);
+  });
+
+  test('at most three sentences are embedded, however many match', async () => {
+    const many = [passage(Array.from({ length: 8 }, (_, i) => `ශ්‍රී ලංකාවේ ගඟ අංක ${i + 1} වේ.`).join(' '), 'sinhala')];
+    const embedder = embedderNear('අංක 8');
+    await answerByMeaning(question, many, { embedder, question: [1, 0] });
+    expect(embedder.calls.map((c) => c.texts.length)).toEqual([3]);
+  });
+
+  test('without embeddings, or when the endpoint fails, the word match alone decides', async () => {
+    const words = extractiveAnswer(question, rivers);
+    expect(await answerByMeaning(question, rivers, null)).toEqual(words);
+    const down = embedderNear('කැළණි', new DependencyUnavailableError('embeddings endpoint'));
+    expect(await answerByMeaning(question, rivers, { embedder: down, question: [1, 0] })).toEqual(words);
+    expect(down.calls).toHaveLength(1);
+    // anything but the endpoint's failure is a defect, and not hidden
+    const broken = embedderNear('කැළණි', new TypeError('a defect'));
+    await expect(answerByMeaning(question, rivers, { embedder: broken, question: [1, 0] })).rejects.toThrow('a defect');
+  });
+
+  test('in English the word match alone decides, and nothing is embedded', async () => {
+    const english = [passage('The Mahaweli is the longest river in Sri Lanka. The Kelani river reaches the sea near Colombo.')];
+    const embedder = embedderNear('Kelani');
+    const drafted = await answerByMeaning('What is the longest river in Sri Lanka?', english, { embedder, question: [1, 0] });
+    expect(drafted).toEqual(extractiveAnswer('What is the longest river in Sri Lanka?', english));
+    expect(drafted.answer).toMatch(/^The Mahaweli/);
+    expect(embedder.calls).toEqual([]);
+  });
+
+  test("the question's vector that retrieval asked for is remembered, not a passage's", async () => {
+    const remembering = rememberingQuestion(embedderNear('question'));
+    expect(remembering.question()).toBeUndefined();
+    await remembering.embed(['a question'], 'query');
+    await remembering.embed(['a passage'], 'passage');
+    expect(remembering.question()).toEqual([1, 0]);
   });
 });

@@ -13,7 +13,7 @@ import { retrieve, type RetrievalMode } from '../retrieval/retrieve.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { DEFAULT_STORE, readableStore } from '../stores/stores.js';
 import { costUsd, countTokensOf } from './cost.js';
-import { extractiveAnswer } from './extractive.js';
+import { answerByMeaning, rememberingQuestion, type Meaning } from './by-meaning.js';
 import { canGenerate, generativeAnswer, promptFor, type Generated } from './generative.js';
 import { fromAttachment, fromHit, type Passage } from './passage.js';
 
@@ -88,6 +88,8 @@ interface Material {
   /** the images the provider reads (none without an image-capable provider) */
   readImages: ImageAttachment[];
   retrievalMode: RetrievalMode;
+  /** the question's vector from retrieval, for ranking answer sentences by meaning (null: BM25 only, or attached text joined the question) */
+  meaning: Meaning | null;
 }
 
 async function gather(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<Material> {
@@ -102,21 +104,25 @@ async function gather(em: EntityManager, services: AnsweringServices, principal:
   // the store's access is checked before anything of it is searched: a search of another
   // account's store would cost its embeddings call and could tell by its timing that it exists
   await readableStore(em, storeId, principal);
-  const { hits, mode: retrievalMode } = await retrieve(services.index, services.embedder, {
+  const embedder = services.embedder && rememberingQuestion(services.embedder);
+  const { hits, mode: retrievalMode } = await retrieve(services.index, embedder, {
     store: storeId,
     question: `${question.text} ${steering}`.trim(),
     filters: question.filters ?? {},
     limit: services.topK,
   });
   const passages = [...texts.flatMap(fromAttachment), ...hits.map(fromHit)];
-  return { model, passages, images, readImages: services.provider?.acceptsImages ? images : [], retrievalMode };
+  // the vector retrieval used, when it is the question's alone
+  const vector = steering === '' ? embedder?.question() : undefined;
+  const meaning = services.embedder && vector ? { embedder: services.embedder, question: vector } : null;
+  return { model, passages, images, readImages: services.provider?.acceptsImages ? images : [], retrievalMode, meaning };
 }
 
 /** The drafted answer and its token counts: provider-reported, else counted as a model would have read and written. */
 async function draft(services: AnsweringServices, principal: Principal, question: Question, material: Material): Promise<Generated> {
   const { model, passages, readImages } = material;
   if (services.provider) return generativeAnswer(services.provider, model, question.text, passages, readImages);
-  const drafted = extractiveAnswer(question.text, passages);
+  const drafted = await answerByMeaning(question.text, passages, material.meaning);
   // counted with a real tokenizer, off the event loop
   const [answerTokens = 0, ...read] = await countTokensOf(services.work, principal.keyId, [drafted.answer, question.text, ...passages.map((p) => p.text)]);
   return { ...drafted, promptTokens: read.reduce((sum, n) => sum + n, 0), completionTokens: answerTokens };

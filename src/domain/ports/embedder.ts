@@ -10,6 +10,10 @@ export type EmbeddingKind = 'query' | 'passage';
  * UpstreamError.
  */
 export interface Embedder {
-  /** One vector per text, in order. */
-  embed(texts: string[], kind: EmbeddingKind): Promise<number[][]>;
+  /**
+   * One vector per text, in order. `urgent`: a question waits for them (a question's own
+   * vector always is), so they get the question's short timeout and are not asked for while the
+   * endpoint is failing.
+   */
+  embed(texts: string[], kind: EmbeddingKind, options?: { urgent?: boolean }): Promise<number[][]>;
 }
