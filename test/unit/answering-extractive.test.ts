@@ -152,13 +152,19 @@ describe('extractive answers', () => {
     expect(english.answer).toBe('A few parasitic plants lost the ability to photosynthesize.');
   });
 
-  test('question words and Sinhala function words do not count: a sentence sharing only them is no answer', () => {
+  test('question words and Sinhala function words do not count, nor Tamil asking words: a sentence sharing only them is no answer', () => {
     // "විසින්" (by) and "කළේ" (did) are all the first passage shares with the question
     const drafted = extractiveAnswer('යාරොස්ලාව් විසින් ඉදි කළේ කුමක්ද?', [
       passage('මෙම කාර්යය රජය විසින් කළේ ඉක්මනින් ය.', 'sinhala'),
       passage('යාරොස්ලාව් කියෙව්හි දෙව්මැදුරක් තැනීය.', 'sinhala'),
     ]);
     expect(drafted).toEqual({ answer: 'යාරොස්ලාව් කියෙව්හි දෙව්මැදුරක් තැනීය.', used: [1] });
+    // Tamil's asking words, also before a doubled consonant ("எதனைக்"), are no content either
+    const tamil = extractiveAnswer('நியூட்டன் எதனைக் கண்டுபிடித்தார்?', [
+      passage('எதனைக் கேட்பது என்று தெரியவில்லை.', 'tamil'),
+      passage('நியூட்டன் ஈர்ப்பு விசையை விளக்கினார்.', 'tamil'),
+    ]);
+    expect(tamil.used).toEqual([1]);
   });
 
   test('between sentences that cover the question equally, the one whose passage covers more of it wins over rank', () => {

@@ -1,7 +1,7 @@
 import { splitMarkedText } from '../documents/pages.js';
 import { detectLanguage } from '../text/normalise.js';
 import { sentenceSpans } from '../text/sentences.js';
-import { stems, terms } from '../text/analyse.js';
+import { asksOnly, stems, terms } from '../text/analyse.js';
 import { memoised } from './memo.js';
 import { nothingFound } from './not-found.js';
 import type { Passage } from './passage.js';
@@ -36,13 +36,13 @@ const FRAGMENT = /^(#|[-•*▪◦–]\s)|\s[•▪◦]\s/u;
 const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
 // An exam paper's mark allocation ("[4 marks]", "(ලකුණු 2)") is furniture: neither quoted nor matched ("a set of marks")
 const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
-// Words that ask (in a question, never in its answer) and Sinhala and Tamil function words (the
-// analyser removes English stopwords only): a sentence sharing them with the question says nothing
+// Words that ask (in a question, never in its answer; Tamil's are the analyser's asksOnly) and
+// Sinhala and Tamil function words (the analyser removes English stopwords only): a sentence
+// sharing them with the question says nothing
 const NOT_CONTENT = new Set(
   [
     // asking
     'why when does not ද කුමක්ද කුමක් කවුද කවුරුන්ද කොහේද කොතැනද කීයද කීය කොපමණද කොපමණ කුමන කුමනද කවදාද කවදා ඇයි කෙසේද කොහොමද මොනවාද මොකක්ද කොතරම්',
-    'என்ன எது எவை யார் எங்கே எங்கு எப்போது ஏன் எப்படி எத்தனை எவ்வளவு எந்த',
     // Sinhala function words
     'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
     'දක්වා වැනි බව බවට යුතු හැකි හැකිය හැක නිසා විට ගැන පිළිබඳ මත යටතේ සමඟ සමග වෙත යනු දී වල මගින් අනුව ලබා පමණ ය යි',
@@ -128,7 +128,7 @@ export function extractiveAnswer(question: string, passages: Passage[]): Drafted
 /** Every sentence of the passages that may answer the question (it shares a content word with it), best match first. */
 export function rankCandidates(question: string, passages: Passage[]): Ranked {
   const language = detectLanguage(question);
-  const askedTerms = terms(question).filter((t) => !NOT_CONTENT.has(t));
+  const askedTerms = terms(question).filter((t) => !NOT_CONTENT.has(t) && !asksOnly(t));
   const asked = uniqueWords(askedTerms);
   const askedPairs = consecutivePairs(askedTerms, asked);
   const sameLanguage = passages.some((p) => p.language === language);

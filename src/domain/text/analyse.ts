@@ -71,13 +71,18 @@ export function stemText(text: string): string {
   return stemTokens(terms(text)).join(' ');
 }
 
+/** Whether a term is a Tamil word that only asks ("என்ன", "எதனைக்"): neither searched for nor matched in an answer. */
+export function asksOnly(term: string): boolean {
+  return TAMIL_QUESTION_WORDS.has(term.replace(TAMIL_JOINER_CONSONANT, ''));
+}
+
 /**
  * A question as the index is searched with it: its terms and stem tokens, as for a document,
  * without the Tamil words that only ask (unless nothing else is left).
  */
 export function analysedQuestion(question: string): { terms: string; stems: string } {
   const all = terms(question);
-  const asked = all.filter((term) => !TAMIL_QUESTION_WORDS.has(term.replace(TAMIL_JOINER_CONSONANT, '')));
+  const asked = all.filter((term) => !asksOnly(term));
   const kept = asked.length > 0 ? asked : all;
   return { terms: kept.join(' '), stems: stemTokens(kept).join(' ') };
 }
