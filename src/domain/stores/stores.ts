@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, Store } from '../../db/entities.js';
-import { storeReaders, type StoreReaders } from '../../db/store-access.js';
+import { storeReaders } from '../../db/store-access.js';
 import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
 import spec from '../../generated/openapi.json' with { type: 'json' };
@@ -12,12 +12,12 @@ export const DEFAULT_STORE = 'default';
 const STORE_ID = new RegExp(spec.components.schemas.QueryRequest.properties.store_id.pattern);
 
 /**
- * Who may read the store, if this caller may: a shared store (`default`) for everyone, an owned store
+ * Throws unless this caller may read the store: a shared store (`default`) for everyone, an owned store
  * only for its owner, and only while the owner's plan includes custom knowledge bases. Another
  * account's store is "not found", so that a caller cannot learn it exists; so is an ownerless
  * store nobody marked shared, since no one decided that every key may read it.
  */
-export async function readableStore(em: EntityManager, storeId: string, principal: Principal): Promise<StoreReaders> {
+export async function readableStore(em: EntityManager, storeId: string, principal: Principal): Promise<void> {
   const store = await storeReaders(em, storeId);
   if (!store || !(store.shared || store.owner === principal.accountId)) throw new NotFoundError(`Store '${storeId}' was not found.`);
   if (store.owner && !principal.plan.customKnowledgeBases) {
@@ -25,7 +25,6 @@ export async function readableStore(em: EntityManager, storeId: string, principa
       `This API key does not have permission to access this resource: custom knowledge bases are not included in the ${principal.plan.name} plan.`,
     );
   }
-  return store;
 }
 
 /** Who may read what is written into a store: its owner account's keys, or (shared) every key. */
