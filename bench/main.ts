@@ -26,11 +26,13 @@ import { soak, soakMarkdown } from './soak.js';
 import { cachedPassageVectors } from './vectors.js';
 import { connectDirect, directBm25, directHybrid, rawImport, readChunks } from './weaviate-direct.js';
 
-const USAGE = `usage: npm run bench [-- --smoke] [-- --seconds N] [-- --only ingestion] [-- --soak [--minutes N]]
+const USAGE = `usage: npm run bench [-- --smoke] [-- --seconds N] [-- --only ingestion|light|query] [-- --soak [--minutes N]]
   --smoke      a few seconds a scenario, the smallest corpus and a short PDF: checks that the benchmark works
   --seconds N  length of each load scenario (default 10; 2 with --smoke)
   --only ingestion
                only the ingestion scenario (the 200-page PDF; 20 pages with --smoke), beside its raw import
+  --only light only the light calls (ceiling, durable floor, /plans, /usage, two processes)
+  --only query only the queries on the smallest corpus (BM25, and hybrid unless --smoke), beside direct Weaviate
   --soak       instead of the scenarios: mixed load on one service process for --minutes (default 10),
                its memory sampled every 5 s, reporting the RSS slope`;
 
@@ -53,9 +55,12 @@ const seconds = Number(values.seconds ?? (smoke ? 2 : 10));
 if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--seconds must be a positive number, not ${values.seconds}`);
 const soakMinutes = Number(values.minutes ?? 10);
 if (!Number.isFinite(soakMinutes) || soakMinutes <= 0) throw new Error(`--minutes must be a positive number, not ${values.minutes}`);
-if (values.only !== undefined && values.only !== 'ingestion') usageError('bench', USAGE, `--only takes 'ingestion', not '${values.only}'`);
-const onlyIngestion = values.only === 'ingestion';
-const CORPORA = smoke ? [1_000] : [1_000, 10_000, 100_000];
+const PARTS = ['ingestion', 'light', 'query'] as const;
+type Part = (typeof PARTS)[number];
+if (values.only !== undefined && !(PARTS as readonly string[]).includes(values.only)) usageError('bench', USAGE, `--only takes ${PARTS.map((p) => `'${p}'`).join(', ')}, not '${values.only}'`);
+const only = values.only as Part | undefined;
+const runs = (part: Part) => only === undefined || only === part;
+const CORPORA = smoke || only === 'query' ? [1_000] : [1_000, 10_000, 100_000];
 // hybrid needs every chunk embedded: the local embeddings server on one thread takes from 0.3 to
 // over 1 s a chunk on a loaded 2-core machine, so only the smallest corpus is embedded, in full
 // runs only (once, then cached; README "Performance")
@@ -263,36 +268,15 @@ async function run(orm: Orm): Promise<void> {
   const index = new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT });
   const direct = await connectDirect(config.WEAVIATE_URL, config.WEAVIATE_GRPC_PORT);
   try {
-    if (onlyIngestion) return await ingestion(direct, accountId, []);
-    const ceiling = await startReference('ceiling');
-    const floor = await startReference('floor');
+    if (only === 'ingestion') return await ingestion(direct, accountId, []);
+    if (runs('light')) await lightCalls(keys);
+    if (!runs('query')) return;
     // BM25 rows come from a service without embeddings; hybrid rows from one with them (the test embeddings server)
     const service = await startService('service', { EMBEDDINGS_BASE_URL: '' });
     const hybridService = await startService('hybrid-service');
     const embedder = createServices(config).embedder;
     if (!embedder) throw new Error('EMBEDDINGS_BASE_URL is not set: bench/bench.sh starts the embeddings server');
     const questionVectors = await embedder.embed(questions().map((q) => q.question), 'query');
-    for (const connections of [1, 10]) {
-      await scenario({ scenario: 'light call', system: 'ceiling: bare Koa', connections }, ceiling.child.pid, [ceiling.child], () =>
-        httpLoad({ url: `${ceiling.url}/`, connections, seconds, keys }),
-      );
-      await scenario({ scenario: 'light call', system: 'durable floor: Koa + 1 statement', connections }, floor.child.pid, [floor.child], () =>
-        httpLoad({ url: `${floor.url}/`, connections, seconds, keys }),
-      );
-      for (const path of ['plans', 'usage']) {
-        await scenario({ scenario: 'light call', system: `service GET /${path}`, connections }, service.child.pid, [service.child], () =>
-          httpLoad({ url: `${service.url}/api/v1/dev/${path}`, connections, seconds, keys }),
-        );
-      }
-    }
-    await ceiling.child.stop();
-    await floor.child.stop();
-    // scale out: a second process on the same database, the 10 connections shared between the two
-    const second = await startService('service-2', { EMBEDDINGS_BASE_URL: '' });
-    await scenario({ scenario: 'light call', system: 'service GET /plans, two processes', connections: 10 }, [service.child.pid, second.child.pid], [service.child, second.child], async () =>
-      sideBySide(await Promise.all([service, second].map((s) => httpLoad({ url: `${s.url}/api/v1/dev/plans`, connections: 5, seconds, keys })))),
-    );
-    await second.child.stop();
     for (const size of CORPORA) {
       const store = `bench-${size}`;
       await ensureStore(orm.em.fork(), store, { owner: accountId });
@@ -302,7 +286,7 @@ async function run(orm: Orm): Promise<void> {
       await buildCorpus(index, store, size, vectors);
       await queryScenarios(service, direct, keys, store, size, hybrid ? { service: hybridService, vectors: questionVectors } : null);
     }
-    await ingestion(direct, accountId, [service.child]);
+    if (runs('ingestion')) await ingestion(direct, accountId, [service.child]);
     await service.child.stop();
     await hybridService.child.stop();
   } finally {
@@ -311,6 +295,35 @@ async function run(orm: Orm): Promise<void> {
     await direct.close();
     await tearDown(orm, planId, accountId);
   }
+}
+
+/** The light calls: the ceiling and the durable floor beside GET /plans and /usage through the service, at 1 and 10 connections, and on two processes. */
+async function lightCalls(keys: string[]): Promise<void> {
+  const ceiling = await startReference('ceiling');
+  const floor = await startReference('floor');
+  const service = await startService('service', { EMBEDDINGS_BASE_URL: '' });
+  for (const connections of [1, 10]) {
+    await scenario({ scenario: 'light call', system: 'ceiling: bare Koa', connections }, ceiling.child.pid, [ceiling.child], () =>
+      httpLoad({ url: `${ceiling.url}/`, connections, seconds, keys }),
+    );
+    await scenario({ scenario: 'light call', system: 'durable floor: Koa + 1 statement', connections }, floor.child.pid, [floor.child], () =>
+      httpLoad({ url: `${floor.url}/`, connections, seconds, keys }),
+    );
+    for (const path of ['plans', 'usage']) {
+      await scenario({ scenario: 'light call', system: `service GET /${path}`, connections }, service.child.pid, [service.child], () =>
+        httpLoad({ url: `${service.url}/api/v1/dev/${path}`, connections, seconds, keys }),
+      );
+    }
+  }
+  await ceiling.child.stop();
+  await floor.child.stop();
+  // scale out: a second process on the same database, the 10 connections shared between the two
+  const second = await startService('service-2', { EMBEDDINGS_BASE_URL: '' });
+  await scenario({ scenario: 'light call', system: 'service GET /plans, two processes', connections: 10 }, [service.child.pid, second.child.pid], [service.child, second.child], async () =>
+    sideBySide(await Promise.all([service, second].map((s) => httpLoad({ url: `${s.url}/api/v1/dev/plans`, connections: 5, seconds, keys })))),
+  );
+  await second.child.stop();
+  await service.child.stop();
 }
 
 function machine(): string {
@@ -375,19 +388,19 @@ if (!values.soak) report();
 /** The scenarios' table and targets on stdout, saved as JSON, Markdown and SVG. */
 function report(): void {
   const about = [
-    `${started.toISOString()}, ${smoke ? 'smoke run' : 'full run'}${onlyIngestion ? ', ingestion only' : ''}, ${seconds} s a scenario, autocannon on loopback, ${KEYS} keys on a plan with limits out of reach (the limiter runs)`,
+    `${started.toISOString()}, ${smoke ? 'smoke run' : 'full run'}${only ? `, ${only} only` : ''}, ${seconds} s a scenario, autocannon on loopback, ${KEYS} keys on a plan with limits out of reach (the limiter runs)`,
     `machine: ${machine()}; the load generator, the servers, PostgreSQL and Weaviate share it`,
     'throughput: mean requests (or pages) per second; latency in ms; peak RSS of the answering process during the scenario (Weaviate for direct queries and the raw import)',
   ];
   console.log(textTable(rows));
   console.log(['', 'targets:', ...targets(rows).map((t) => `  ${t}`)].join('\n'));
   const stamp = started.toISOString().replace(/[:.]/g, '-');
-  const name = `${smoke ? 'smoke' : 'full'}${onlyIngestion ? '-ingestion' : ''}-${stamp}`;
+  const name = `${smoke ? 'smoke' : 'full'}${only ? `-${only}` : ''}-${stamp}`;
   writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify({ about, rows }, null, 2)}\n`);
   writeFileSync(join(resultsDir, `${name}.md`), markdown(rows, about).replace('latest.svg', `${name}.svg`));
   writeFileSync(join(resultsDir, `${name}.svg`), latencyChart(rows));
   log(`results in ${resultsDir}/${name}.{json,md,svg}`);
-  if (!smoke && !onlyIngestion) {
+  if (!smoke && !only) {
     // the latest full run is the one the README quotes (committed)
     writeFileSync(join(resultsDir, 'latest.md'), markdown(rows, about));
     writeFileSync(join(resultsDir, 'latest.svg'), latencyChart(rows));
