@@ -176,11 +176,12 @@ describe('random and adversarial bodies', () => {
     // some were refused and some answered: the generator reaches both sides
     expect(outcomes.some((o) => o.status === 400)).toBe(true);
     // the server shares this process with jest: one pause of its garbage collector, or of a busy
-    // machine's scheduler, can pass 100 ms by itself, so the bound on every request is the 99th
-    // percentile (a reader whose cost grows with its input stalls on many requests), and the
-    // worst single stall still has a ceiling
+    // machine's scheduler, can pass 100 ms by itself (CI saw 484 ms once), so the bound on every
+    // request is the 99th percentile (a reader whose cost grows with its input stalls on many
+    // requests), and the worst single stall only has to stay below what one such reader would cost
+    // on the largest body here, seconds
     expect(delay.percentile(99) / 1e6).toBeLessThan(100);
-    expect(delay.max / 1e6).toBeLessThan(300);
+    expect(delay.max / 1e6).toBeLessThan(1500);
   });
 });
 
