@@ -20,6 +20,8 @@ const tokensOf = memoised((text) => count(text), { size: 2_000, maxLength: 4_000
 /** Ordinary text tokenizes in a few milliseconds; only long runs without whitespace are slow. */
 const INLINE_MAX_CHARS = 100_000;
 const LONG_RUN = /\S{257}/;
+// the search tries the run at every position of every passage (3% of a query's processor time): once a passage
+const hasLongRun = memoised((text) => LONG_RUN.test(text), { size: 2_000, maxLength: 4_000 });
 
 /**
  * The tokens of each text: counted here when that is cheap (ordinary text, so concurrent queries
@@ -27,7 +29,7 @@ const LONG_RUN = /\S{257}/;
  */
 export async function countTokensOf(work: HeavyWork, owner: string, texts: string[]): Promise<number[]> {
   const chars = texts.reduce((sum, text) => sum + text.length, 0);
-  if (chars <= INLINE_MAX_CHARS && !texts.some((text) => LONG_RUN.test(text))) return countTokens(texts);
+  if (chars <= INLINE_MAX_CHARS && !texts.some(hasLongRun)) return countTokens(texts);
   try {
     return await work.run('tokens', texts, owner);
   } catch (error) {
