@@ -1,7 +1,7 @@
 import weaviate, { Filters, type WeaviateClient } from 'weaviate-client';
 import type { ChunkRecord } from '../src/domain/ports/search-index.js';
 import { HYBRID } from '../src/domain/retrieval/retrieve.js';
-import { COLLECTION, QUERY_PROPERTIES } from '../src/search-index/weaviate.js';
+import { COLLECTION, QUERY_PROPERTIES, RETURN_PROPERTIES } from '../src/search-index/weaviate.js';
 
 // The references that talk to Weaviate straight through weaviate-client, with the service's
 // collection and query settings but none of its code: the least a query or an import can cost.
@@ -18,7 +18,7 @@ export async function directBm25(client: WeaviateClient, store: string, text: st
   const tenant = client.collections.use<string, Properties>(COLLECTION).withTenant(store);
   const conditions = Object.entries(filters).map(([name, value]) => tenant.filter.byProperty(name).equal(value));
   const filter = conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : Filters.and(...conditions);
-  const result = await tenant.query.bm25(text, { filters: filter, limit, returnMetadata: ['score'], queryProperties: QUERY_PROPERTIES });
+  const result = await tenant.query.bm25(text, { filters: filter, limit, returnMetadata: ['score'], returnProperties: RETURN_PROPERTIES, queryProperties: QUERY_PROPERTIES });
   return result.objects.length;
 }
 
@@ -28,7 +28,7 @@ export async function directHybrid(client: WeaviateClient, store: string, text: 
   const conditions = Object.entries(filters).map(([name, value]) => tenant.filter.byProperty(name).equal(value));
   const filter = conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : Filters.and(...conditions);
   const fusionType = HYBRID.fusion === 'ranked' ? 'Ranked' : 'RelativeScore';
-  const result = await tenant.query.hybrid(text, { filters: filter, limit, vector, alpha: HYBRID.alpha, fusionType, returnMetadata: ['score'], queryProperties: QUERY_PROPERTIES });
+  const result = await tenant.query.hybrid(text, { filters: filter, limit, vector, alpha: HYBRID.alpha, fusionType, returnMetadata: ['score'], returnProperties: RETURN_PROPERTIES, queryProperties: QUERY_PROPERTIES });
   return result.objects.length;
 }
 

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
 import type { Embedder } from '../../src/domain/ports/embedder.js';
 import type { HeavyWork } from '../../src/domain/ports/heavy-work.js';
-import type { ChunkRecord, MetadataFilters, SearchIndex } from '../../src/domain/ports/search-index.js';
+import type { CitedChunk, MetadataFilters, SearchIndex } from '../../src/domain/ports/search-index.js';
 import { HYBRID, retrieve } from '../../src/domain/retrieval/retrieve.js';
 import { ensureStore } from '../../src/domain/stores/stores.js';
 
@@ -16,7 +16,7 @@ export interface EvalQuestion {
   question: string;
   filters: MetadataFilters;
   /** whether a retrieved chunk answers the question */
-  answeredBy(chunk: ChunkRecord): boolean;
+  answeredBy(chunk: CitedChunk): boolean;
 }
 
 export interface EvalDocument {
@@ -93,7 +93,7 @@ export async function sharedSets(dir = EVAL_DATA_DIR): Promise<EvalSet[]> {
         language,
         corpus: file,
         documents: rows.map((row, i) => ({ name: `${file}-${i}.txt`, metadata, bytes: new TextEncoder().encode(row[passage]) })),
-        questions: rows.map((row, i) => ({ question: row.question!, filters: {}, answeredBy: (chunk: ChunkRecord) => chunk.documentName === `${file}-${i}.txt` })),
+        questions: rows.map((row, i) => ({ question: row.question!, filters: {}, answeredBy: (chunk: CitedChunk) => chunk.documentName === `${file}-${i}.txt` })),
       };
     }),
   );

@@ -1,7 +1,7 @@
 import weaviate, { Filters, type Collection, type FilterValue, type WeaviateClient } from 'weaviate-client';
 import { METADATA_KEYS } from '../generated/contract-values.js';
 import { DependencyUnavailableError, ServiceError, UpstreamError } from '../domain/errors.js';
-import type { ChunkRecord, ChunkSelection, Hit, SearchIndex, SearchRequest, UnembeddedChunk } from '../domain/ports/search-index.js';
+import type { ChunkRecord, ChunkSelection, CitedChunk, Hit, SearchIndex, SearchRequest, UnembeddedChunk } from '../domain/ports/search-index.js';
 
 export const COLLECTION = 'CurriculumChunk';
 const HEALTHY_FOR_MS = 5_000;
@@ -43,6 +43,10 @@ const WRITES_IN_FLIGHT = 6;
 // stems outweigh whole words: measured on the Sinhala and Tamil QA sets (recall@5 1.000 and 0.764
 // against 0.976 and 0.756 with equal weights), and as good on English
 export const QUERY_PROPERTIES = ['textTerms', 'textStems^4'];
+
+// a hit's analysed copies (textTerms, textStems) are twice its text again: fetching and decoding
+// them cost a query processor time and garbage for nothing
+export const RETURN_PROPERTIES = ['chunkText', 'documentId', 'documentName', 'pages', ...METADATA_KEYS] satisfies (keyof CitedChunk)[];
 
 /**
  * The chunk index in Weaviate: one collection, one tenant per store (so stores never mix and
@@ -113,7 +117,7 @@ export class WeaviateSearchIndex implements SearchIndex {
         .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
         .map(([name, value]) => tenant.filter.byProperty(name).equal(value));
       const filters = conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : Filters.and(...conditions);
-      const common = { filters, limit: request.limit, returnMetadata: ['score' as const] };
+      const common = { filters, limit: request.limit, returnMetadata: ['score' as const], returnProperties: RETURN_PROPERTIES };
       const hybrid = request.hybrid;
       const result = hybrid
         ? await tenant.query.hybrid(text, {
@@ -124,7 +128,7 @@ export class WeaviateSearchIndex implements SearchIndex {
             queryProperties: QUERY_PROPERTIES,
           })
         : await tenant.query.bm25(text, { ...common, queryProperties: QUERY_PROPERTIES });
-      return result.objects.map((o) => ({ chunk: o.properties as ChunkProperties, score: o.metadata?.score ?? 0 }));
+      return result.objects.map((o) => ({ chunk: o.properties as CitedChunk, score: o.metadata?.score ?? 0 }));
     });
   }
 

@@ -83,3 +83,28 @@ describe('WeaviateSearchIndex writes', () => {
     expect(await stored(store)).toBe(0);
   });
 });
+
+describe('WeaviateSearchIndex search', () => {
+  test('a hit carries what a citation needs, not the analysed copies of its text', async () => {
+    const chunk: ChunkRecord = {
+      textTerms: 'xylem carries water',
+      textStems: 'xyl carri wat',
+      chunkText: '--- PAGE 3 ---\nXylem carries water.',
+      documentId: 'doc_search_index_hits',
+      documentName: 'plants.pdf',
+      subject: 'Science',
+      grade: '10',
+      category: 'textbook',
+      language: 'english',
+      year: '2024',
+      pages: [3],
+      chunkIndex: 0,
+      ingestRun: 'run-1',
+    };
+    await services.index.writeChunks('search-index-hits', [chunk]);
+    const hits = await services.index.search('search-index-hits', { terms: 'xylem', stems: 'xyl', filters: {}, limit: 5 });
+    expect(hits.map((h) => h.chunk)).toEqual([
+      { chunkText: chunk.chunkText, documentId: chunk.documentId, documentName: 'plants.pdf', pages: [3], subject: 'Science', grade: '10', category: 'textbook', language: 'english', year: '2024' },
+    ]);
+  });
+});

@@ -56,8 +56,11 @@ export interface UnembeddedChunk {
   chunkText: string;
 }
 
+/** What a search returns of a chunk: what citations and answers need, not its analysed copies. */
+export type CitedChunk = Pick<ChunkRecord, 'chunkText' | 'documentId' | 'documentName' | 'pages' | MetadataKey>;
+
 export interface Hit {
-  chunk: ChunkRecord;
+  chunk: CitedChunk;
   score: number;
 }
 
