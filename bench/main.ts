@@ -20,7 +20,7 @@ import { chunk, filtersFor, pdfPages, questions } from './corpus.js';
 import { callLoad, httpLoad, percentile, sideBySide, type Measure } from './load.js';
 import { freePort } from '../scripts/lib/free-port.js';
 import { peakRss, spawnChild, stopAll, type Child } from './processes.js';
-import { INGESTION_SYSTEM, latencyChart, markdown, measuredRow, targets, textTable, type Row } from './report.js';
+import { DIRECT, DIRECT_EMBEDDED, INGESTION_SYSTEM, latencyChart, markdown, measuredRow, targets, textTable, type Row } from './report.js';
 import { createServices } from '../src/services.js';
 import { soak, soakMarkdown } from './soak.js';
 import { cachedPassageVectors } from './vectors.js';
@@ -187,6 +187,8 @@ interface Hybrid {
   service: { child: Child; url: string };
   /** the questions' embeddings, in questions() order */
   vectors: number[][];
+  /** a question's embedding from the embeddings server, as the service asks for it */
+  embed: (question: string) => Promise<number[]>;
 }
 
 async function queryScenarios(service: { child: Child; url: string }, direct: WeaviateClient, keys: string[], store: string, size: number, hybrid: Hybrid | null): Promise<void> {
@@ -201,7 +203,7 @@ async function queryScenarios(service: { child: Child; url: string }, direct: We
       await scenario({ ...base, system: 'service' }, service.child.pid, [service.child], () =>
         httpLoad({ url: `${service.url}/api/v1/dev/query`, method: 'POST', bodies: texts, connections, seconds, keys }),
       );
-      await scenario({ ...base, system: 'direct Weaviate (weaviate-client)' }, weaviatePid, [], () =>
+      await scenario({ ...base, system: DIRECT }, weaviatePid, [], () =>
         callLoad(connections, seconds, (i) => {
           const q = asked[i % asked.length]!;
           return directBm25(direct, store, analysed[i % asked.length]!, filtered ? filtersFor(q) : {}, TOP_K);
@@ -219,10 +221,17 @@ async function queryScenarios(service: { child: Child; url: string }, direct: We
       await scenario({ ...base, system: 'service' }, hybrid.service.child.pid, [hybrid.service.child], () =>
         httpLoad({ url: `${hybrid.service.url}/api/v1/dev/query`, method: 'POST', bodies: texts, connections, seconds, keys }),
       );
-      await scenario({ ...base, system: 'direct Weaviate (weaviate-client)' }, weaviatePid, [], () =>
+      await scenario({ ...base, system: DIRECT }, weaviatePid, [], () =>
         callLoad(connections, seconds, (i) => {
           const n = i % asked.length;
           return directHybrid(direct, store, analysed[n]!, hybrid.vectors[n]!, filtered ? filtersFor(asked[n]!) : {}, TOP_K);
+        }),
+      );
+      // the service must embed each question: the least a hybrid query costs here includes that call
+      await scenario({ ...base, system: DIRECT_EMBEDDED }, weaviatePid, [], () =>
+        callLoad(connections, seconds, async (i) => {
+          const q = asked[i % asked.length]!;
+          return directHybrid(direct, store, analysed[i % asked.length]!, await hybrid.embed(q.question), filtered ? filtersFor(q) : {}, TOP_K);
         }),
       );
     }
@@ -284,7 +293,8 @@ async function run(orm: Orm): Promise<void> {
       const texts = hybrid ? Array.from({ length: size }, (_, i) => chunk(i).chunkText) : [];
       const vectors = hybrid ? await cachedPassageVectors(embedder, config.EMBEDDINGS_MODEL, texts, process.env.CACHE_DIR ?? '.cache', log) : undefined;
       await buildCorpus(index, store, size, vectors);
-      await queryScenarios(service, direct, keys, store, size, hybrid ? { service: hybridService, vectors: questionVectors } : null);
+      const embed = async (question: string) => (await embedder.embed([question], 'query'))[0]!;
+      await queryScenarios(service, direct, keys, store, size, hybrid ? { service: hybridService, vectors: questionVectors, embed } : null);
     }
     if (runs('ingestion')) await ingestion(direct, accountId, [service.child]);
     await service.child.stop();
