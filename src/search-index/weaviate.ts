@@ -63,31 +63,37 @@ export class WeaviateSearchIndex implements SearchIndex {
 
   async writeChunks(store: string, chunks: Iterable<ChunkRecord>, vectors?: number[][]): Promise<void> {
     await this.ensureTenant(store);
-    await this.use(async (collection) => {
-      const tenant = collection.withTenant(store);
-      const source = chunks[Symbol.iterator]();
-      let taken = 0;
-      // the next batch is taken from `chunks` only when a request can go: a caller that makes its
-      // records as they are taken (ingestion analyses each chunk's text) overlaps that with the writes
-      const nextBatch = () => {
-        const objects: { properties: ChunkProperties; vectors?: number[] }[] = [];
-        while (objects.length < BATCH) {
-          const item = source.next();
-          if (item.done) break;
-          const vector = vectors?.[taken++];
-          const properties: ChunkProperties = { ...item.value };
-          objects.push(vector ? { properties, vectors: vector } : { properties });
-        }
-        return objects.length > 0 ? objects : undefined;
-      };
-      await inLanes(WRITES_IN_FLIGHT, nextBatch, async (objects) => {
-        const result = await tenant.data.insertMany(objects);
-        if (result.hasErrors) {
-          const first = Object.values(result.errors)[0];
-          throw new Error(`the search index refused a chunk: ${first?.message ?? 'unknown error'}`);
-        }
-      });
-    });
+    await this.use(
+      async (collection, halted) => {
+        const tenant = collection.withTenant(store);
+        const source = chunks[Symbol.iterator]();
+        let taken = 0;
+        // the next batch is taken from `chunks` only when a request can go: a caller that makes its
+        // records as they are taken (ingestion analyses each chunk's text) overlaps that with the writes
+        const nextBatch = () => {
+          halted.throwIfAborted();
+          const objects: { properties: ChunkProperties; vectors?: number[] }[] = [];
+          while (objects.length < BATCH) {
+            const item = source.next();
+            if (item.done) break;
+            const vector = vectors?.[taken++];
+            if (vectors && !vector?.length) throw new Error(`chunk ${taken} of ${vectors.length} has no vector: a chunk is never indexed without one`);
+            const properties: ChunkProperties = { ...item.value };
+            objects.push(vector ? { properties, vectors: vector } : { properties });
+          }
+          return objects.length > 0 ? objects : undefined;
+        };
+        await inLanes(WRITES_IN_FLIGHT, nextBatch, async (objects) => {
+          const result = await tenant.data.insertMany(objects);
+          if (result.hasErrors) {
+            const first = Object.values(result.errors)[0];
+            throw new Error(`the search index refused a chunk: ${first?.message ?? 'unknown error'}`);
+          }
+        });
+      },
+      // a caller that deletes what it wrote after a failure must not race batches still in flight
+      { settleFirst: true },
+    );
   }
 
   async deleteChunks(store: string, which: ChunkSelection): Promise<void> {
@@ -155,8 +161,10 @@ export class WeaviateSearchIndex implements SearchIndex {
   /**
    * Runs `work` on the collection: an unreachable index becomes DependencyUnavailableError (503),
    * any other failure of the index UpstreamError (502), so no index error reaches callers raw.
+   * `halted` aborts when the index stops answering meanwhile; with `settleFirst` the failure is
+   * reported only once `work` has settled (work that honours `halted` stops taking more).
    */
-  private async use<T>(work: (collection: Collection<ChunkProperties>) => Promise<T>): Promise<T> {
+  private async use<T>(work: (collection: Collection<ChunkProperties>, halted: AbortSignal) => Promise<T>, options: { settleFirst?: boolean } = {}): Promise<T> {
     let client: WeaviateClient;
     try {
       await this.probe();
@@ -165,14 +173,16 @@ export class WeaviateSearchIndex implements SearchIndex {
       this.markDown();
       throw new DependencyUnavailableError('search index', { cause: error });
     }
+    const halt = new AbortController();
     try {
-      const result = await this.unlessUnreachable(work(client.collections.use<string, ChunkProperties>(COLLECTION)));
+      const call = work(client.collections.use<string, ChunkProperties>(COLLECTION), halt.signal);
+      const result = await this.unlessUnreachable(call, halt, options.settleFirst ?? false);
       this.healthyUntil = Date.now() + HEALTHY_FOR_MS;
       return result;
     } catch (error) {
-      if (isUnreachable(error)) {
+      if (halt.signal.aborted || isUnreachable(error)) {
         this.markDown();
-        throw new DependencyUnavailableError('search index', { cause: error });
+        throw error instanceof DependencyUnavailableError ? error : new DependencyUnavailableError('search index', { cause: error });
       }
       throw error instanceof ServiceError ? error : new UpstreamError('search index', { cause: error });
     }
@@ -195,12 +205,21 @@ export class WeaviateSearchIndex implements SearchIndex {
   /**
    * The call's outcome, unless the index stops answering its readiness check meanwhile: a server
    * that went down right after a successful call would otherwise be retried by the gRPC client
-   * for about 20 s before the caller learns of it.
+   * for about 20 s before the caller learns of it. Then `halt` aborts, and unless `settleFirst`
+   * the failure is reported at once.
    */
-  private unlessUnreachable<T>(call: Promise<T>): Promise<T> {
+  private unlessUnreachable<T>(call: Promise<T>, halt: AbortController, settleFirst: boolean): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const watchdog = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => void this.probeNow().catch(reject), SLOW_CALL_MS);
+      timer = setTimeout(
+        () =>
+          void this.probeNow().catch((cause: unknown) => {
+            const down = new DependencyUnavailableError('search index', { cause });
+            halt.abort(down);
+            if (!settleFirst) reject(down);
+          }),
+        SLOW_CALL_MS,
+      );
     });
     return Promise.race([call, watchdog]).finally(() => clearTimeout(timer));
   }

@@ -1,9 +1,20 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
+import { loadConfig } from '../../src/config.js';
 import type { ChunkRecord, MetadataFilters } from '../../src/domain/ports/search-index.js';
+import { WeaviateSearchIndex } from '../../src/search-index/weaviate.js';
+import { onCleanup } from './support/cleanup.js';
 import { testServices } from './support/server.js';
 
 // The index adapter's promise to the domain: no failure of Weaviate reaches callers raw.
 const services = testServices();
+
+async function stored(store: string): Promise<number> {
+  const ids: string[] = [];
+  for await (const chunk of services.index.unembeddedChunks(store)) ids.push(chunk.id);
+  return ids.length;
+}
 
 describe('WeaviateSearchIndex failures', () => {
   test('an error the index answers with (not an outage) becomes upstream_failed (502), with the cause kept', async () => {
@@ -50,11 +61,6 @@ describe('WeaviateSearchIndex writes', () => {
     chunkIndex: i,
     ingestRun: run,
   });
-  async function stored(store: string): Promise<number> {
-    const ids: string[] = [];
-    for await (const chunk of services.index.unembeddedChunks(store)) ids.push(chunk.id);
-    return ids.length;
-  }
 
   test('a write of several batches at once stores every chunk once, reading the records once as it goes', async () => {
     let read = 0;
@@ -81,6 +87,59 @@ describe('WeaviateSearchIndex writes', () => {
     // nothing arrives after the removal: no write was still under way
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await stored(store)).toBe(0);
+  });
+});
+
+/** Weaviate's HTTP API through a local forwarder whose readiness check can be made to fail. */
+async function readinessSwitch(target: URL): Promise<{ url: string; fail: () => void }> {
+  let failing = false;
+  const server: Server = createServer((incoming, outgoing) => {
+    if (failing && incoming.url === '/v1/.well-known/ready') return void outgoing.writeHead(503).end();
+    const forwarded = request({ host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    forwarded.on('error', () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, fail: () => (failing = true) };
+}
+
+describe('WeaviateSearchIndex writes when the index stops answering', () => {
+  test('the write stops taking batches and fails (503) only once every batch under way has settled', async () => {
+    const config = loadConfig(process.env);
+    const gate = await readinessSwitch(new URL(config.WEAVIATE_URL));
+    const index = new WeaviateSearchIndex({ url: gate.url, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY });
+    onCleanup(() => index.close());
+    const store = 'search-index-halted';
+    const total = 6_000;
+    const text = 'the cell membrane controls what enters and leaves the cell '.repeat(20);
+    const records = Array.from({ length: total }, (_, i) => ({
+      textTerms: text,
+      textStems: text,
+      chunkText: text,
+      documentId: 'doc_search_index_halted',
+      documentName: 'cells.md',
+      subject: 'Science',
+      grade: '9',
+      category: 'textbook',
+      language: 'english',
+      year: '',
+      pages: [i + 1],
+      chunkIndex: i,
+      ingestRun: 'run-halted',
+    }));
+    await index.writeChunks(store, records.slice(0, 1)); // the tenant exists and the index counts as healthy
+    gate.fail();
+    const failure = index.writeChunks(store, records.slice(1));
+    await expect(failure).rejects.toMatchObject({ code: 'dependency_unavailable' });
+    const atFailure = await stored(store);
+    expect(atFailure).toBeLessThan(total);
+    // no batch lands after the failure was reported, so a caller's clean-up removes everything
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await stored(store)).toBe(atFailure);
   });
 });
 
