@@ -49,6 +49,40 @@ describe('outcome writer (group commit)', () => {
     await expect(next).resolves.toBeUndefined();
   });
 
+  it('writes again, after a pause, a statement that could not reach the database', async () => {
+    const tries: string[][] = [];
+    const writer = new OutcomeWriter(async (outcomes) => {
+      tries.push(outcomes.map((o) => o.logId));
+      if (tries.length < 3) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    }, [1, 1, 1]);
+    await expect(writer.write(outcome('1'))).resolves.toBeUndefined();
+    expect(tries).toEqual([['1'], ['1'], ['1']]);
+  });
+
+  it('gives up on an unreachable database after its last pause, with the database error', async () => {
+    let tries = 0;
+    const writer = new OutcomeWriter(async () => {
+      tries++;
+      throw new Error('Connection terminated unexpectedly');
+    }, [1, 1]);
+    await expect(writer.write(outcome('1'))).rejects.toThrow('Connection terminated unexpectedly');
+    expect(tries).toBe(3);
+  });
+
+  it('writes each outcome of a refused statement on its own, so only the one at fault fails', async () => {
+    const statements: string[][] = [];
+    const writer = new OutcomeWriter(async (outcomes) => {
+      statements.push(outcomes.map((o) => o.logId));
+      if (outcomes.some((o) => o.status === 999)) throw new Error('value out of range');
+    }, []);
+    const first = writer.write(outcome('1'));
+    const rest = [writer.write(outcome('2')), writer.write(outcome('3', 999)), writer.write(outcome('4'))];
+    await first;
+    const settled = await Promise.allSettled(rest);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(statements).toEqual([['1'], ['2', '3', '4'], ['2'], ['3'], ['4']]);
+  });
+
   it('is idle only once every outcome given so far is written', async () => {
     const { writer, finish } = controlledWriter();
     void writer.write(outcome('1'));
