@@ -51,9 +51,9 @@ describe('outcome writer (group commit)', () => {
 
   it('writes again, after a pause, a statement that could not reach the database', async () => {
     const tries: string[][] = [];
-    const writer = new OutcomeWriter(async (outcomes) => {
+    const writer = new OutcomeWriter((outcomes) => {
       tries.push(outcomes.map((o) => o.logId));
-      if (tries.length < 3) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      return tries.length < 3 ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })) : Promise.resolve();
     }, [1, 1, 1]);
     await expect(writer.write(outcome('1'))).resolves.toBeUndefined();
     expect(tries).toEqual([['1'], ['1'], ['1']]);
@@ -61,9 +61,9 @@ describe('outcome writer (group commit)', () => {
 
   it('gives up on an unreachable database after its last pause, with the database error', async () => {
     let tries = 0;
-    const writer = new OutcomeWriter(async () => {
+    const writer = new OutcomeWriter(() => {
       tries++;
-      throw new Error('Connection terminated unexpectedly');
+      return Promise.reject(new Error('Connection terminated unexpectedly'));
     }, [1, 1]);
     await expect(writer.write(outcome('1'))).rejects.toThrow('Connection terminated unexpectedly');
     expect(tries).toBe(3);
@@ -71,9 +71,9 @@ describe('outcome writer (group commit)', () => {
 
   it('writes each outcome of a refused statement on its own, so only the one at fault fails', async () => {
     const statements: string[][] = [];
-    const writer = new OutcomeWriter(async (outcomes) => {
+    const writer = new OutcomeWriter((outcomes) => {
       statements.push(outcomes.map((o) => o.logId));
-      if (outcomes.some((o) => o.status === 999)) throw new Error('value out of range');
+      return outcomes.some((o) => o.status === 999) ? Promise.reject(new Error('value out of range')) : Promise.resolve();
     }, []);
     const first = writer.write(outcome('1'));
     const rest = [writer.write(outcome('2')), writer.write(outcome('3', 999)), writer.write(outcome('4'))];
