@@ -140,18 +140,22 @@ const LISTED_PLANS = `select ${PLAN_COLUMNS} from plan where listed order by sor
 // sees them, and only a crash of PostgreSQL itself (not of this process) in the next fraction of a
 // second (3 x wal_writer_delay) could lose them; admissions, which the limits count, stay durable.
 // A row takes its outcome once (`status is null`): the tokens and cost it adds to its endpoint's
-// month (endpoint_usage, Migration20261124200000) are then added once too, in the same statement.
+// month (endpoint_usage, Migration20261124200000) are then added once too, in the same statement,
+// as stored (rounded to the log's scale), so the month's sum equals the sum of its log rows. The
+// counters are taken in key order, so two processes' statements never lock them crosswise; a
+// counter row missing (a request admitted by a process older than the table) is created.
 const WRITE_OUTCOMES = `with commit_mode as (select set_config('synchronous_commit', 'off', true)),
   written as (
     update request_log r set status = o.status, model = o.model, tokens = o.tokens, cost_usd = o.cost, duration_ms = o.duration, store_id = o.store
     from unnest($1::bigint[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::int[], $7::varchar[]) as o(id, status, model, tokens, cost, duration, store), commit_mode
     where r.id = o.id and r.status is null
-    returning r.api_key_id, r.created_at, r.endpoint, o.tokens, o.cost),
+    returning r.api_key_id, r.created_at, r.endpoint, r.tokens, r.cost_usd),
   used as (
-    select api_key_id, date_trunc('month', created_at at time zone 'UTC')::date as month, endpoint, sum(tokens) as tokens, sum(cost) as cost
-    from written where tokens <> 0 or cost <> 0 group by 1, 2, 3)
-  update endpoint_usage e set tokens = e.tokens + u.tokens, cost_usd = e.cost_usd + u.cost
-  from used u where e.api_key_id = u.api_key_id and e.month = u.month and e.endpoint = u.endpoint`;
+    select api_key_id, date_trunc('month', created_at at time zone 'UTC')::date as month, endpoint, sum(tokens) as tokens, sum(cost_usd) as cost
+    from written where tokens <> 0 or cost_usd <> 0 group by 1, 2, 3)
+  insert into endpoint_usage as e (api_key_id, month, endpoint, requests, tokens, cost_usd)
+  select api_key_id, month, endpoint, 0, tokens, cost from used order by api_key_id, month, endpoint
+  on conflict (api_key_id, month, endpoint) do update set tokens = e.tokens + excluded.tokens, cost_usd = e.cost_usd + excluded.cost_usd`;
 const DEADLOCK_DETECTED = '40P01';
 const DEADLOCK_ATTEMPTS = 3;
 const USAGE_BY_ENDPOINT = `select endpoint, requests, tokens::float8 as tokens, cost_usd::float8 as cost
@@ -214,8 +218,8 @@ export class RequestLog {
 
   /** Writes the outcomes of finished requests, any number in one statement. */
   async writeOutcomes(outcomes: LoggedOutcome[]): Promise<void> {
-    // Two processes' statements may add tokens to the same counter rows in different orders, and
-    // PostgreSQL then ends one of them as a deadlock; the statement did nothing, so it is run again.
+    // The statement takes its counter rows in key order; should PostgreSQL still end it as a
+    // deadlock (with a lock taken elsewhere), it did nothing, so it is run again.
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.writeOutcomesOnce(outcomes);
