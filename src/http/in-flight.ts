@@ -44,7 +44,10 @@ export class InFlightRequests {
     return this.outcomes.idle();
   }
 
-  /** Records the requests still open as cut (503); returns how many. */
+  /**
+   * Records the requests still open as cut (503); returns how many. A handler that still finishes
+   * afterwards finds its row with an outcome already (a row takes one), so the 503 stands.
+   */
   async cut(): Promise<number> {
     const ids = [...this.logIds];
     this.logIds.clear();

@@ -77,7 +77,7 @@ export class WeaviateSearchIndex implements SearchIndex {
             const item = source.next();
             if (item.done) break;
             const vector = vectors?.[taken++];
-            if (vectors && !vector?.length) throw new Error(`chunk ${taken} of ${vectors.length} has no vector: a chunk is never indexed without one`);
+            if (vectors && !vector?.length) throw new Error(`chunk ${taken} has no vector (${vectors.length} given): a chunk is never indexed without one`);
             const properties: ChunkProperties = { ...item.value };
             objects.push(vector ? { properties, vectors: vector } : { properties });
           }

@@ -75,6 +75,15 @@ describe('WeaviateSearchIndex writes', () => {
     expect(await stored('search-index-writes')).toBe(730);
   });
 
+  test('chunks given with fewer vectors than chunks are refused, never indexed without one', async () => {
+    const store = 'search-index-unvectored';
+    const vector = Array.from({ length: 384 }, (_, i) => Math.sin(i));
+    const failure = services.index.writeChunks(store, [record(0, 'run-vectors'), record(1, 'run-vectors')], [vector]);
+    await expect(failure).rejects.toMatchObject({ code: 'upstream_failed' });
+    await expect(failure.catch((error: Error) => String(error.cause))).resolves.toMatch(/chunk 2 has no vector \(1 given\)/);
+    expect(await stored(store)).toBe(0);
+  });
+
   test('a refused chunk fails the write only after every batch under way has settled, so removing the run leaves nothing', async () => {
     const store = 'search-index-refused';
     // an int property given text: Weaviate refuses that chunk, in the third of eight batches
