@@ -11,6 +11,7 @@ import { INGESTION_QUEUE } from './domain/knowledge-bases/ingestion-job.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { SmtpMailer } from './mail/smtp-mailer.js';
 import { OpenAiEmbedder, type AvailabilityLog } from './providers/openai-embedder.js';
+import { RecentVectors } from './providers/recent-vectors.js';
 import { OpenAiProvider } from './providers/openai-provider.js';
 import { WeaviateSearchIndex } from './search-index/weaviate.js';
 import { WorkerPool } from './worker-pool/pool.js';
@@ -51,14 +52,16 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
         })
       : null,
     embedder: config.EMBEDDINGS_BASE_URL
-      ? new OpenAiEmbedder({
-          baseUrl: config.EMBEDDINGS_BASE_URL,
-          model: config.EMBEDDINGS_MODEL,
-          apiKey: config.EMBEDDINGS_API_KEY,
-          timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
-          queryTimeoutMs: config.EMBEDDINGS_QUERY_TIMEOUT_MS,
-          log,
-        })
+      ? new RecentVectors(
+          new OpenAiEmbedder({
+            baseUrl: config.EMBEDDINGS_BASE_URL,
+            model: config.EMBEDDINGS_MODEL,
+            apiKey: config.EMBEDDINGS_API_KEY,
+            timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
+            queryTimeoutMs: config.EMBEDDINGS_QUERY_TIMEOUT_MS,
+            log,
+          }),
+        )
       : null,
     fetchAttachment: (url, signal) => safeFetch(url, { signal }),
     prices: config.MODEL_PRICES_USD,
