@@ -20,8 +20,8 @@ import { chunk, filtersFor, pdfPages, questions } from './corpus.js';
 import { callLoad, httpLoad, percentile, sideBySide, type Measure } from './load.js';
 import { freePort } from '../scripts/lib/free-port.js';
 import { peakRss, spawnChild, stopAll, type Child } from './processes.js';
-import { DIRECT, DIRECT_EMBEDDED, INGESTION_SYSTEM, latencyChart, markdown, measuredRow, targets, textTable, type Row } from './report.js';
-import { createServices } from '../src/services.js';
+import { DIRECT, DIRECT_EMBEDDED, INGESTION_SYSTEM, SERVICE_NEW_QUESTIONS, latencyChart, markdown, measuredRow, targets, textTable, type Row } from './report.js';
+import { embeddingsEndpoint } from '../src/services.js';
 import { soak, soakMarkdown } from './soak.js';
 import { cachedPassageVectors } from './vectors.js';
 import { connectDirect, directBm25, directHybrid, rawImport, readChunks } from './weaviate-direct.js';
@@ -52,6 +52,8 @@ if (values.help) {
 }
 const smoke = values.smoke;
 const seconds = Number(values.seconds ?? (smoke ? 2 : 10));
+/** New questions a scenario can ask: more than the embeddings server answers in its time. */
+const NEW_QUESTIONS = seconds * 100;
 if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--seconds must be a positive number, not ${values.seconds}`);
 const soakMinutes = Number(values.minutes ?? 10);
 if (!Number.isFinite(soakMinutes) || soakMinutes <= 0) throw new Error(`--minutes must be a positive number, not ${values.minutes}`);
@@ -185,10 +187,17 @@ async function buildCorpus(index: WeaviateSearchIndex, store: string, size: numb
 
 interface Hybrid {
   service: { child: Child; url: string };
+  /** a key of the benchmark's plan, to ask each question once before the hybrid scenarios */
+  key: string;
   /** the questions' embeddings, in questions() order */
   vectors: number[][];
   /** a question's embedding from the embeddings server, as the service asks for it */
   embed: (question: string) => Promise<number[]>;
+}
+
+async function askOnce(url: string, key: string, body: string): Promise<void> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body });
+  if (!response.ok) throw new Error(`a question asked before the hybrid scenarios got HTTP ${response.status}: ${await response.text()}`);
 }
 
 async function queryScenarios(service: { child: Child; url: string }, direct: WeaviateClient, keys: string[], store: string, size: number, hybrid: Hybrid | null): Promise<void> {
@@ -216,10 +225,22 @@ async function queryScenarios(service: { child: Child; url: string }, direct: We
       rows.push({ scenario: hybridName, system: 'service and direct', connections: null, unit: 'req/s', throughput: null, peakRssMb: null, note: why });
       continue;
     }
+    // the service remembers recent questions' vectors, as the direct query is given them: each
+    // question is asked once first, and a row of its own asks new questions only
+    if (!filtered) for (const body of texts) await askOnce(`${hybrid.service.url}/api/v1/dev/query`, hybrid.key, body);
     for (const connections of [1, 16]) {
       const base = { scenario: hybridName, connections, corpus: size, filtered };
       await scenario({ ...base, system: 'service' }, hybrid.service.child.pid, [hybrid.service.child], () =>
         httpLoad({ url: `${hybrid.service.url}/api/v1/dev/query`, method: 'POST', bodies: texts, connections, seconds, keys }),
+      );
+      const fresh = Array.from({ length: NEW_QUESTIONS }, (_, i) => {
+        const q = asked[i % asked.length]!;
+        // a number the corpus does not hold makes the text new without changing what it asks
+        const question = `${q.question} (${connections}${filtered ? 'f' : ''}-${i})`;
+        return JSON.stringify({ query: question, store_id: store, ...(filtered ? { filters: filtersFor(q) } : {}) });
+      });
+      await scenario({ ...base, system: SERVICE_NEW_QUESTIONS }, hybrid.service.child.pid, [hybrid.service.child], () =>
+        httpLoad({ url: `${hybrid.service.url}/api/v1/dev/query`, method: 'POST', bodies: fresh, connections, seconds, keys }),
       );
       await scenario({ ...base, system: DIRECT }, weaviatePid, [], () =>
         callLoad(connections, seconds, (i) => {
@@ -283,7 +304,8 @@ async function run(orm: Orm): Promise<void> {
     // BM25 rows come from a service without embeddings; hybrid rows from one with them (the test embeddings server)
     const service = await startService('service', { EMBEDDINGS_BASE_URL: '' });
     const hybridService = await startService('hybrid-service');
-    const embedder = createServices(config).embedder;
+    // asked every time: the embedded reference must pay each question's call
+    const embedder = embeddingsEndpoint(config);
     if (!embedder) throw new Error('EMBEDDINGS_BASE_URL is not set: bench/bench.sh starts the embeddings server');
     const questionVectors = await embedder.embed(questions().map((q) => q.question), 'query');
     for (const size of CORPORA) {
@@ -294,7 +316,7 @@ async function run(orm: Orm): Promise<void> {
       const vectors = hybrid ? await cachedPassageVectors(embedder, config.EMBEDDINGS_MODEL, texts, process.env.CACHE_DIR ?? '.cache', log) : undefined;
       await buildCorpus(index, store, size, vectors);
       const embed = async (question: string) => (await embedder.embed([question], 'query'))[0]!;
-      await queryScenarios(service, direct, keys, store, size, hybrid ? { service: hybridService, vectors: questionVectors, embed } : null);
+      await queryScenarios(service, direct, keys, store, size, hybrid ? { service: hybridService, key: keys[0]!, vectors: questionVectors, embed } : null);
     }
     if (runs('ingestion')) await ingestion(direct, accountId, [service.child]);
     await service.child.stop();

@@ -30,6 +30,8 @@ export const INGESTION_SYSTEM = 'service ingestion code';
 export const DIRECT = 'direct Weaviate (weaviate-client)';
 /** A hybrid query's other reference: the question embedded by the embeddings server, then sent straight to Weaviate. */
 export const DIRECT_EMBEDDED = 'embeddings server, then direct Weaviate';
+/** The service asked questions it has not seen, so each pays its embeddings call (hybrid rows). */
+export const SERVICE_NEW_QUESTIONS = 'service, each question new';
 const HEADERS = ['scenario', 'system', 'conns', 'throughput', 'p50 ms', 'p90 ms', 'p99 ms', 'peak RSS MB'];
 
 function cells(row: Row): string[] {
@@ -142,10 +144,12 @@ export function targets(rows: Row[]): string[] {
     lines.push(
       `${ours.scenario}, ${ours.connections} conn: p50 ${ours.p50!.toFixed(1)} ms against direct ${direct.p50!.toFixed(1)} ms (target at most ${rule} = ${limit.toFixed(1)} ms: ${verdict(ours.p50! <= limit)})`,
     );
-    const embedded = reference(DIRECT_EMBEDDED);
-    if (embedded) {
+    const [fresh, embedded] = [reference(SERVICE_NEW_QUESTIONS), reference(DIRECT_EMBEDDED)];
+    if (fresh && embedded) {
       const same = ours.connections === 1 ? 1.5 * embedded.p50! + 3 : 2 * embedded.p50!;
-      lines.push(`  the same against the question embedded, then direct: ${embedded.p50!.toFixed(1)} ms (the same rule: at most ${same.toFixed(1)} ms, ${ours.p50! <= same ? 'within' : 'over'} it)`);
+      lines.push(
+        `  each question new: p50 ${fresh.p50!.toFixed(1)} ms against the question embedded, then direct: ${embedded.p50!.toFixed(1)} ms (the same rule: at most ${same.toFixed(1)} ms, ${fresh.p50! <= same ? 'within' : 'over'} it)`,
+      );
     }
   }
   const sizes = [...new Set(queries.map((r) => r.corpus!))].sort((a, b) => a - b);

@@ -40,6 +40,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
   const payments = payHereSettings(config);
   const jobs = new PgBossQueue(config.DATABASE_URL);
   jobs.define(INGESTION_QUEUE, INGESTION_POLICY);
+  const endpoint = embeddingsEndpoint(config, log);
   return {
     index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),
     provider: config.OPENAI_API_KEY
@@ -51,18 +52,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
           acceptsImages: config.OPENAI_IMAGE_INPUT,
         })
       : null,
-    embedder: config.EMBEDDINGS_BASE_URL
-      ? new RecentVectors(
-          new OpenAiEmbedder({
-            baseUrl: config.EMBEDDINGS_BASE_URL,
-            model: config.EMBEDDINGS_MODEL,
-            apiKey: config.EMBEDDINGS_API_KEY,
-            timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
-            queryTimeoutMs: config.EMBEDDINGS_QUERY_TIMEOUT_MS,
-            log,
-          }),
-        )
-      : null,
+    embedder: endpoint && new RecentVectors(endpoint),
     fetchAttachment: (url, signal) => safeFetch(url, { signal }),
     prices: config.MODEL_PRICES_USD,
     topK: config.RETRIEVAL_TOP_K,
@@ -75,4 +65,17 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
     trialDays: config.TRIAL_DAYS,
     webhooks: webhookSettings(config),
   };
+}
+
+/** The configured embeddings endpoint, asked every time (the services remember recent vectors); null when none is. */
+export function embeddingsEndpoint(config: Config, log?: AvailabilityLog): OpenAiEmbedder | null {
+  if (!config.EMBEDDINGS_BASE_URL) return null;
+  return new OpenAiEmbedder({
+    baseUrl: config.EMBEDDINGS_BASE_URL,
+    model: config.EMBEDDINGS_MODEL,
+    apiKey: config.EMBEDDINGS_API_KEY,
+    timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
+    queryTimeoutMs: config.EMBEDDINGS_QUERY_TIMEOUT_MS,
+    log,
+  });
 }
