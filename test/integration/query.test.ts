@@ -45,6 +45,12 @@ describe('POST /api/v1/dev/query', () => {
     expect(res.data!.has_citations).toBe(true);
   });
 
+  test("the quick start's question is answered with what photosynthesis uses, raw materials named", async () => {
+    const res = await ask({ query: 'What do plants need for photosynthesis?' });
+    expect(res.data!.answer).toContain('In photosynthesis, a plant uses light energy to join simple raw materials into sugar.');
+    expect(res.data!.answer).toContain('The raw materials are carbon dioxide');
+  });
+
   test('filters are exact whole values: Science does not match Computer Science', async () => {
     const res = await ask({ query: 'binary numbers', filters: { subject: 'Science' } });
     expect(res.response.status).toBe(200);

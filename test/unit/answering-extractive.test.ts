@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
 import { answerByMeaning, rememberingQuestion } from '../../src/domain/answering/by-meaning.js';
 import { extractiveAnswer, rankCandidates } from '../../src/domain/answering/extractive.js';
@@ -232,6 +233,23 @@ describe('extractive answers', () => {
     const text = "--- PAGE 1 ---\nIn Boolean algebra, the XOR gate gives A XOR B = A.B' + A'.B.\n\n(b) State De Morgan's laws.";
     const formula = extractiveAnswer('What is the XOR gate in Boolean algebra?', [passage(text)]).answer;
     expect(formula).toMatch(/^In Boolean algebra, the XOR gate gives A XOR B = A\.B' \+ A'\. ?B\.$/);
+  });
+
+  test('the quick start\'s question: the sentence on what photosynthesis uses, and the one that names the raw materials', () => {
+    const page = readFileSync('samples/curriculum/src/grade10-science-photosynthesis.md', 'utf8').split('--- PAGE 2 ---')[0]!;
+    const drafted = extractiveAnswer('What do plants need for photosynthesis?', [passage(page)]);
+    expect(drafted.answer).toBe(
+      'In photosynthesis, a plant uses light energy to join simple raw materials into sugar. ' +
+        'The raw materials are carbon dioxide, which the plant takes in from the air, and water, which the roots absorb from the soil.',
+    );
+  });
+
+  test('an English plural or inflection counts as the question\'s word itself', () => {
+    const drafted = extractiveAnswer('Why do cells divide?', [
+      passage('Cells are small. They divide to grow.'),
+      passage('A cell divides when it has grown.'),
+    ]);
+    expect(drafted.answer).toBe('A cell divides when it has grown.');
   });
 
   test('say plainly when nothing relevant was found, with nothing to cite', () => {

@@ -12,6 +12,8 @@ import type { Passage } from './passage.js';
  */
 const MAX_WORDS = 35;
 const MAX_SENTENCES = 3;
+/** An answer grows by a sentence that takes up the words its last one ended on, up to this many words. */
+const MAX_WORDS_CONTINUING = 45;
 /** A sentence that points back brings the ones before it while they are this many words in all. */
 const MAX_WORDS_POINTING_BACK = 60;
 /** How much a sentence's passage covering the question counts, beside the sentence itself covering it. */
@@ -174,7 +176,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     const quoted = own.slice(best.first, best.last + 1);
     let total = quoted.reduce((sum, s) => sum + s.words, 0);
     for (let next = best.last + 1; next < own.length && own[next]!.prose && quoted.length < MAX_SENTENCES; next++) {
-      if (total + own[next]!.words > MAX_WORDS) break;
+      if (total + own[next]!.words > (continues(quoted.at(-1)!, own[next]!) ? MAX_WORDS_CONTINUING : MAX_WORDS)) break;
       quoted.push(own[next]!);
       total += own[next]!.words;
     }
@@ -206,6 +208,12 @@ function pairsIn(sequence: string[], credits: Map<string, number[]>, askedPairs:
   return found;
 }
 
+/** Whether `next` starts with words of `previous` ("... into sugar." "The raw materials are ...": its first two words). */
+function continues(previous: AnalysedSentence, next: AnalysedSentence): boolean {
+  const opening = next.sequence.slice(0, 2);
+  return opening.length === 2 && opening.every((term) => previous.sequence.includes(term));
+}
+
 function uniqueWords(list: string[]): Word[] {
   return [...new Set(list)].map(wordOf);
 }
@@ -235,7 +243,7 @@ const analysedSentences = memoised(
  */
 function match(asked: Word, word: Word): number {
   if (asked.term === word.term) return 1;
-  if (asked.stem === word.stem && asked.stem.length >= 3) return STEM_CREDIT;
+  if (asked.stem === word.stem && asked.stem.length >= 3) return LATIN_WORD.test(asked.term) ? 1 : STEM_CREDIT;
   const shorter = Math.min(asked.clusters.length, word.clusters.length);
   let shared = 0;
   while (shared < shorter && asked.clusters[shared] === word.clusters[shared]) shared++;
