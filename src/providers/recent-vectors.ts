@@ -1,8 +1,8 @@
 import { RecentResults } from '../domain/answering/memo.js';
 import type { Embedder, EmbeddingKind } from '../domain/ports/embedder.js';
 
-/** Vectors kept; a vector of 384 numbers takes about 3 KB. */
-const SIZE = 2_000;
+/** Vectors kept: a vector of 384 numbers takes about 3 KB, so about 3 MB in all. */
+const SIZE = 1_000;
 /** Longer texts (pasted documents) are rarely asked again. */
 const MAX_LENGTH = 2_000;
 
