@@ -136,11 +136,21 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
   const sameLanguage = passages.some((p) => p.language === language);
   const coverage = (credit: number[]) => credit.reduce((sum, c) => sum + c, 0) / Math.max(1, asked.length);
 
+  // per word of the passages, how well it stands for each question word: once per word, as the
+  // same words recur across sentences and passages
+  const credits = new Map<string, number[]>();
+  const creditsOf = (word: Word): number[] => {
+    let found = credits.get(word.term);
+    if (found === undefined) credits.set(word.term, (found = asked.map((q) => match(q, word))));
+    return found;
+  };
   const sentencesOf: Sentence[][] = passages.map((passage) =>
     analysedSentences(passage.text).map((sentence) => {
-      // per word of the sentence, how well it stands for each question word
-      const credits = new Map(sentence.own.map((w) => [w.term, asked.map((q) => match(q, w))]));
-      const credit = asked.map((_, i) => Math.max(0, ...[...credits.values()].map((c) => c[i]!)));
+      const credit = asked.map(() => 0);
+      for (const word of sentence.own) {
+        const own = creditsOf(word);
+        for (let i = 0; i < credit.length; i++) if (own[i]! > credit[i]!) credit[i] = own[i]!;
+      }
       return { ...sentence, credit, pairs: pairsIn(sentence.sequence, credits, askedPairs) };
     }),
   );
@@ -199,11 +209,14 @@ function consecutivePairs(sequence: string[], asked: Word[]): [number, number][]
 /** Which of the question's pairs a sentence has next to each other and in the same order (in any of the forms `match` accepts). */
 function pairsIn(sequence: string[], credits: Map<string, number[]>, askedPairs: [number, number][]): Set<number> {
   const found = new Set<number>();
+  if (askedPairs.length === 0) return found;
   for (let i = 0; i + 1 < sequence.length; i++) {
-    const [here, next] = [credits.get(sequence[i]!)!, credits.get(sequence[i + 1]!)!];
-    askedPairs.forEach(([a, b], k) => {
+    const here = credits.get(sequence[i]!)!;
+    const next = credits.get(sequence[i + 1]!)!;
+    for (let k = 0; k < askedPairs.length; k++) {
+      const [a, b] = askedPairs[k]!;
       if (here[a]! > 0 && next[b]! > 0) found.add(k);
-    });
+    }
   }
   return found;
 }
