@@ -57,6 +57,30 @@ describe('per-minute sliding window (Free: 10 per minute)', () => {
   });
 });
 
+describe('per-minute window after a downgrade', () => {
+  test('a window holding more than the new limit gives the time a place frees, not the oldest request\'s expiry', async () => {
+    clock.set('2026-03-11T12:00:00.000Z');
+    const { key, accountId } = await newKey(server.orm, { plan: 'starter', now: clock.now() });
+    // Starter (20 a minute): 10 requests at t=0 s and 10 at t=20 s
+    for (let i = 0; i < 10; i++) expect((await usage(key)).response.status).toBe(200);
+    clock.advance(20_000);
+    for (let i = 0; i < 10; i++) expect((await usage(key)).response.status).toBe(200);
+    const { setSubscription } = await import('../../src/domain/accounts/accounts.js');
+    clock.advance(10_000);
+    await setSubscription(server.orm.em.fork(), accountId, { planCode: 'free', state: 'active' }, clock.now());
+    // Free (10 a minute) at t=30 s: the ten of t=0 s leave at t=60 s and still leave ten, so a
+    // place frees only when those of t=20 s leave, at t=80 s
+    const refused = await usage(key);
+    expect(refused.response.status).toBe(429);
+    expect(header(refused, 'retry-after')).toBe(50);
+    expect(header(refused, 'x-ratelimit-reset')).toBe(Date.parse('2026-03-11T12:01:20Z') / 1000);
+    clock.set('2026-03-11T12:01:19.999Z');
+    expect((await usage(key)).response.status).toBe(429);
+    clock.set('2026-03-11T12:01:20.000Z');
+    expect((await usage(key)).response.status).toBe(200);
+  });
+});
+
 describe('monthly quota (Free: 300 per month)', () => {
   test('exhausting the quota gives 429 quota_exceeded until the 1st of the next month at 00:00 UTC', async () => {
     clock.set('2026-01-31T18:00:00.000Z');

@@ -1,0 +1,248 @@
+import { Migration } from '@mikro-orm/migrations';
+
+// Retry-After and X-RateLimit-Reset of the minute window come from the newest requests up to the
+// plan's limit: when the window holds more than the limit (right after a downgrade), the time a
+// place frees is the expiry of the limit-th newest request, not of the oldest. A plan with a
+// per-minute limit below one admits nothing instead of failing the statement.
+export class Migration20261124300000_window_reset extends Migration {
+  override up(): void {
+    this.addSql(`create or replace function authenticate_and_admit(
+      p_key_hash varchar, p_write boolean, p_client_ip inet, p_request_id varchar, p_method varchar, p_endpoint varchar,
+      p_now timestamptz, p_window_start timestamptz, p_day date, p_month date)
+    returns table (outcome text, key_id uuid, account_id uuid, read_only boolean, allowed_ips text[],
+      plan_id uuid, plan_code varchar, plan_name varchar, plan_description text, price_lkr float8,
+      per_minute int, per_day int, per_month int, allowed_models text[], custom_knowledge_bases boolean,
+      webhooks boolean, analytics varchar, support varchar, sort_order int, listed boolean,
+      log_id bigint, in_window int, oldest_ms float8, today int, this_month int, catalogue_version bigint)
+    language plpgsql as $$
+    declare
+      v_key uuid;
+      v_account uuid;
+      v_status api_key_status;
+      v_expires timestamptz;
+      v_percent int;
+    begin
+      -- the key's requests are counted one after another, from any number of processes: each
+      -- statement below sees what the previous holder committed, a revocation included
+      perform pg_advisory_xact_lock(20261124, hashtext(p_key_hash));
+      -- the key, the plan of the account's newest usable subscription (src/domain/accounts/
+      -- subscriptions.ts, isUsable) and the catalogue's version, in one statement
+      select k.id, k.account_id, k.status, k.expires_at, k.read_only, k.allowed_ips,
+          p.id, p.code, p.name, p.description, p.price_lkr::float8, p.rate_limit_per_minute, p.rate_limit_per_day, p.monthly_quota,
+          p.allowed_models, p.custom_knowledge_bases, p.webhooks, p.analytics, p.support, p.sort_order, p.listed,
+          (select pc.version from plan_catalogue pc)
+        into v_key, v_account, v_status, v_expires, read_only, allowed_ips,
+          plan_id, plan_code, plan_name, plan_description, price_lkr, per_minute, per_day, per_month,
+          allowed_models, custom_knowledge_bases, webhooks, analytics, support, sort_order, listed,
+          catalogue_version
+        from api_key k
+        left join lateral (
+          select p.* from subscription s join plan p on p.id = s.plan_id
+          where s.account_id = k.account_id and s.state in ('active', 'trialing')
+            and (s.current_period_end is null or s.current_period_end > p_now)
+            and (s.state = 'active' or s.trial_ends_at > p_now)
+          order by s.created_at desc limit 1) p on true
+        where k.key_hash = p_key_hash;
+      if not found then
+        outcome := 'unknown_key';
+        return next;
+        return;
+      end if;
+      key_id := v_key;
+      account_id := v_account;
+      if v_status = 'revoked' then
+        outcome := 'revoked';
+        return next;
+        return;
+      end if;
+      if v_expires is not null and v_expires <= p_now then
+        outcome := 'expired';
+        return next;
+        return;
+      end if;
+      if plan_id is null then
+        outcome := 'no_subscription';
+        return next;
+        return;
+      end if;
+      -- the window's newest requests, up to the limit: their count decides, and the oldest of them is
+      -- the one whose expiry frees a place, also when the window holds more than the limit (after a
+      -- downgrade: its oldest rows leave without bringing the count under the new limit)
+      select w.n, w.oldest, coalesce(u.day, 0), coalesce(u.month, 0) into in_window, oldest_ms, today, this_month
+        from (select count(*)::int as n, (extract(epoch from min(t.created_at)) * 1000)::float8 as oldest
+                from (select r.created_at from request_log r where r.api_key_id = v_key and r.created_at > p_window_start
+                      order by r.created_at desc limit greatest(per_minute, 0)) t) w,
+             (select max(c.count) filter (where c.period = 'day') as day, max(c.count) filter (where c.period = 'month') as month
+                from usage_counter c
+                where c.api_key_id = v_key and ((c.period = 'day' and c.period_start = p_day) or (c.period = 'month' and c.period_start = p_month))) u;
+      if read_only and p_write then
+        outcome := 'read_only';
+      elsif cardinality(allowed_ips) > 0 and (p_client_ip is null or not p_client_ip <<= any(allowed_ips::inet[])) then
+        outcome := 'address_not_allowed';
+      elsif in_window < per_minute and today < per_day and this_month < per_month then
+        -- the log row, the day and month counters, the month's count for the endpoint and (once a
+        -- minute) the key's last use, in one statement
+        with counted as (
+            insert into usage_counter as c (api_key_id, period, period_start, count) values (v_key, 'day', p_day, 1), (v_key, 'month', p_month, 1)
+              on conflict (api_key_id, period, period_start) do update set count = c.count + 1),
+          touched as (
+            update api_key set last_used_at = p_now
+              where api_key.id = v_key and (api_key.last_used_at is null or api_key.last_used_at < p_now - interval '1 minute')),
+          by_endpoint as (
+            insert into endpoint_usage as e (api_key_id, month, endpoint, requests) values (v_key, p_month, p_endpoint, 1)
+              on conflict (api_key_id, month, endpoint) do update set requests = e.requests + 1)
+        insert into request_log (api_key_id, request_id, method, endpoint, created_at)
+          values (v_key, p_request_id, p_method, p_endpoint, p_now) returning request_log.id into log_id;
+        outcome := 'admitted';
+        -- usage.threshold_reached: only the request whose count reaches 50, 80 or 100% of the quota
+        -- writes (Migration20261124100000); the unique dedupe key keeps it once per key, threshold and month
+        if webhooks then
+          foreach v_percent in array array[50, 80, 100] loop
+            if this_month + 1 = ceil(per_month * v_percent / 100.0)::int then
+              insert into webhook_event (id, account_id, type, data, dedupe_key, created_at)
+                values ('msg_' || replace(gen_random_uuid()::text, '-', ''), v_account, 'usage.threshold_reached',
+                  jsonb_build_object('api_key_id', v_key, 'threshold_percent', v_percent, 'monthly_quota', per_month,
+                    'requests_this_period', this_month + 1, 'period_start', to_char(p_month, 'YYYY-MM-DD')),
+                  'usage.threshold_reached:' || v_key || ':' || p_month || ':' || v_percent, p_now)
+                on conflict (dedupe_key) do nothing;
+            end if;
+          end loop;
+        end if;
+      else
+        outcome := 'limited';
+        -- usage.rate_limited: at most once per key and clock hour (the dedupe key); a conflict writes nothing
+        if webhooks then
+          insert into webhook_event (id, account_id, type, data, dedupe_key, created_at)
+            values ('msg_' || replace(gen_random_uuid()::text, '-', ''), v_account, 'usage.rate_limited',
+              jsonb_build_object('api_key_id', v_key,
+                'code', case when in_window < per_minute and today < per_day then 'quota_exceeded' else 'rate_limit_exceeded' end,
+                'limit', case when in_window >= per_minute then 'minute' when today >= per_day then 'day' else 'month' end),
+              'usage.rate_limited:' || v_key || ':' || to_char(date_trunc('hour', p_now at time zone 'UTC'), 'YYYY-MM-DD"T"HH24'), p_now)
+            on conflict (dedupe_key) do nothing;
+        end if;
+      end if;
+      return next;
+    end $$;`);
+  }
+
+  override down(): void {
+    // the function as Migration20261124200000_usage_by_endpoint made it
+    this.addSql(`create or replace function authenticate_and_admit(
+      p_key_hash varchar, p_write boolean, p_client_ip inet, p_request_id varchar, p_method varchar, p_endpoint varchar,
+      p_now timestamptz, p_window_start timestamptz, p_day date, p_month date)
+    returns table (outcome text, key_id uuid, account_id uuid, read_only boolean, allowed_ips text[],
+      plan_id uuid, plan_code varchar, plan_name varchar, plan_description text, price_lkr float8,
+      per_minute int, per_day int, per_month int, allowed_models text[], custom_knowledge_bases boolean,
+      webhooks boolean, analytics varchar, support varchar, sort_order int, listed boolean,
+      log_id bigint, in_window int, oldest_ms float8, today int, this_month int, catalogue_version bigint)
+    language plpgsql as $$
+    declare
+      v_key uuid;
+      v_account uuid;
+      v_status api_key_status;
+      v_expires timestamptz;
+      v_percent int;
+    begin
+      -- the key's requests are counted one after another, from any number of processes: each
+      -- statement below sees what the previous holder committed, a revocation included
+      perform pg_advisory_xact_lock(20261124, hashtext(p_key_hash));
+      -- the key, the plan of the account's newest usable subscription (src/domain/accounts/
+      -- subscriptions.ts, isUsable) and the catalogue's version, in one statement
+      select k.id, k.account_id, k.status, k.expires_at, k.read_only, k.allowed_ips,
+          p.id, p.code, p.name, p.description, p.price_lkr::float8, p.rate_limit_per_minute, p.rate_limit_per_day, p.monthly_quota,
+          p.allowed_models, p.custom_knowledge_bases, p.webhooks, p.analytics, p.support, p.sort_order, p.listed,
+          (select pc.version from plan_catalogue pc)
+        into v_key, v_account, v_status, v_expires, read_only, allowed_ips,
+          plan_id, plan_code, plan_name, plan_description, price_lkr, per_minute, per_day, per_month,
+          allowed_models, custom_knowledge_bases, webhooks, analytics, support, sort_order, listed,
+          catalogue_version
+        from api_key k
+        left join lateral (
+          select p.* from subscription s join plan p on p.id = s.plan_id
+          where s.account_id = k.account_id and s.state in ('active', 'trialing')
+            and (s.current_period_end is null or s.current_period_end > p_now)
+            and (s.state = 'active' or s.trial_ends_at > p_now)
+          order by s.created_at desc limit 1) p on true
+        where k.key_hash = p_key_hash;
+      if not found then
+        outcome := 'unknown_key';
+        return next;
+        return;
+      end if;
+      key_id := v_key;
+      account_id := v_account;
+      if v_status = 'revoked' then
+        outcome := 'revoked';
+        return next;
+        return;
+      end if;
+      if v_expires is not null and v_expires <= p_now then
+        outcome := 'expired';
+        return next;
+        return;
+      end if;
+      if plan_id is null then
+        outcome := 'no_subscription';
+        return next;
+        return;
+      end if;
+      -- the window's requests are counted up to the limit only: every decision and header is the same
+      -- (a full window is refused either way; the oldest comes first in the index), and a key's
+      -- busiest minute no longer costs a count of all its rows
+      select w.n, w.oldest, coalesce(u.day, 0), coalesce(u.month, 0) into in_window, oldest_ms, today, this_month
+        from (select count(*)::int as n, (extract(epoch from min(t.created_at)) * 1000)::float8 as oldest
+                from (select r.created_at from request_log r where r.api_key_id = v_key and r.created_at > p_window_start
+                      order by r.created_at limit per_minute) t) w,
+             (select max(c.count) filter (where c.period = 'day') as day, max(c.count) filter (where c.period = 'month') as month
+                from usage_counter c
+                where c.api_key_id = v_key and ((c.period = 'day' and c.period_start = p_day) or (c.period = 'month' and c.period_start = p_month))) u;
+      if read_only and p_write then
+        outcome := 'read_only';
+      elsif cardinality(allowed_ips) > 0 and (p_client_ip is null or not p_client_ip <<= any(allowed_ips::inet[])) then
+        outcome := 'address_not_allowed';
+      elsif in_window < per_minute and today < per_day and this_month < per_month then
+        -- the log row, the day and month counters, the month's count for the endpoint and (once a
+        -- minute) the key's last use, in one statement
+        with counted as (
+            insert into usage_counter as c (api_key_id, period, period_start, count) values (v_key, 'day', p_day, 1), (v_key, 'month', p_month, 1)
+              on conflict (api_key_id, period, period_start) do update set count = c.count + 1),
+          touched as (
+            update api_key set last_used_at = p_now
+              where api_key.id = v_key and (api_key.last_used_at is null or api_key.last_used_at < p_now - interval '1 minute')),
+          by_endpoint as (
+            insert into endpoint_usage as e (api_key_id, month, endpoint, requests) values (v_key, p_month, p_endpoint, 1)
+              on conflict (api_key_id, month, endpoint) do update set requests = e.requests + 1)
+        insert into request_log (api_key_id, request_id, method, endpoint, created_at)
+          values (v_key, p_request_id, p_method, p_endpoint, p_now) returning request_log.id into log_id;
+        outcome := 'admitted';
+        -- usage.threshold_reached: only the request whose count reaches 50, 80 or 100% of the quota
+        -- writes (Migration20261124100000); the unique dedupe key keeps it once per key, threshold and month
+        if webhooks then
+          foreach v_percent in array array[50, 80, 100] loop
+            if this_month + 1 = ceil(per_month * v_percent / 100.0)::int then
+              insert into webhook_event (id, account_id, type, data, dedupe_key, created_at)
+                values ('msg_' || replace(gen_random_uuid()::text, '-', ''), v_account, 'usage.threshold_reached',
+                  jsonb_build_object('api_key_id', v_key, 'threshold_percent', v_percent, 'monthly_quota', per_month,
+                    'requests_this_period', this_month + 1, 'period_start', to_char(p_month, 'YYYY-MM-DD')),
+                  'usage.threshold_reached:' || v_key || ':' || p_month || ':' || v_percent, p_now)
+                on conflict (dedupe_key) do nothing;
+            end if;
+          end loop;
+        end if;
+      else
+        outcome := 'limited';
+        -- usage.rate_limited: at most once per key and clock hour (the dedupe key); a conflict writes nothing
+        if webhooks then
+          insert into webhook_event (id, account_id, type, data, dedupe_key, created_at)
+            values ('msg_' || replace(gen_random_uuid()::text, '-', ''), v_account, 'usage.rate_limited',
+              jsonb_build_object('api_key_id', v_key,
+                'code', case when in_window < per_minute and today < per_day then 'quota_exceeded' else 'rate_limit_exceeded' end,
+                'limit', case when in_window >= per_minute then 'minute' when today >= per_day then 'day' else 'month' end),
+              'usage.rate_limited:' || v_key || ':' || to_char(date_trunc('hour', p_now at time zone 'UTC'), 'YYYY-MM-DD"T"HH24'), p_now)
+            on conflict (dedupe_key) do nothing;
+        end if;
+      end if;
+      return next;
+    end $$;`);
+  }
+}
