@@ -38,7 +38,7 @@ export interface AdmissionRequest {
 
 export type AdmissionOutcome = 'unknown_key' | 'revoked' | 'expired' | 'no_subscription' | 'read_only' | 'address_not_allowed' | 'limited' | 'admitted';
 
-/** What authenticate_and_admit found and decided (Migration20261123200000). */
+/** What authenticate_and_admit found and decided (Migration20261124300000). */
 export interface AdmissionFigures {
   outcome: AdmissionOutcome;
   /** Set from `revoked` on. */
@@ -50,9 +50,11 @@ export interface AdmissionFigures {
   plan: Plan | null;
   /** The new log row when the request was admitted, else null. */
   logId: string | null;
-  /** Before this request: the key's requests after `windowStart`, the oldest of them, and its counters. */
+  /** Before this request: the key's requests after `windowStart` (counted up to the plan's limit), the oldest of them, and its counters. */
   inWindow: number;
   oldestInWindow: Date | null;
+  /** The oldest of the key's newest requests up to the plan's limit: a place frees when it leaves the window. */
+  limitThNewest: Date | null;
   today: number;
   thisMonth: number;
   /** Version of the plan catalogue as this call saw it. */
@@ -83,6 +85,7 @@ interface AdmissionRow {
   log_id: string | null;
   in_window: number | null;
   oldest_ms: number | null;
+  frees_ms: number | null;
   today: number | null;
   this_month: number | null;
   catalogue_version: string | null;
@@ -205,6 +208,7 @@ export class RequestLog {
       logId: row.log_id,
       inWindow: row.in_window ?? 0,
       oldestInWindow: row.oldest_ms === null ? null : new Date(row.oldest_ms),
+      limitThNewest: row.frees_ms === null ? null : new Date(row.frees_ms),
       today: row.today ?? 0,
       thisMonth: row.this_month ?? 0,
       catalogueVersion: row.catalogue_version ?? '',

@@ -4148,7 +4148,9 @@ export interface components {
         "X-RateLimit-Reset": number;
         /**
          * @description Whole seconds (at least 1) to wait before the refused limit admits a request again:
-         *     until the oldest request leaves the 60-second window (minute limit), until the next
+         *     until a place in the 60-second window frees (minute limit: the oldest request leaves it,
+         *     or, when the window holds more requests than a newly lowered limit, as many as bring it
+         *     under the limit), until the next
          *     00:00:00 UTC (day limit), or until the 1st of next month at 00:00:00 UTC (monthly
          *     quota).
          * @example 12

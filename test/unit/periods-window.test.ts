@@ -27,19 +27,24 @@ describe('limit decisions', () => {
   const now = d('2026-03-10T12:00:30.000Z');
 
   test('admits while every limit has room', () => {
-    expect(decide(limits, { inWindow: 9, oldestInWindow: d('2026-03-10T11:59:40Z'), today: 99, thisMonth: 999 }, now)).toEqual({ admitted: true });
+    expect(decide(limits, { inWindow: 9, oldestInWindow: d('2026-03-10T11:59:40Z'), limitThNewest: d('2026-03-10T11:59:40Z'), today: 99, thisMonth: 999 }, now)).toEqual({ admitted: true });
   });
 
   test('the minute limit waits for the oldest request to leave the window', () => {
-    expect(decide(limits, { inWindow: 10, oldestInWindow: d('2026-03-10T11:59:40.000Z'), today: 10, thisMonth: 10 }, now)).toEqual({
+    expect(decide(limits, { inWindow: 10, oldestInWindow: d('2026-03-10T11:59:40.000Z'), limitThNewest: d('2026-03-10T11:59:40.000Z'), today: 10, thisMonth: 10 }, now)).toEqual({
       admitted: false,
       kind: 'minute',
       retryAfterSeconds: 10,
     });
   });
 
+  test('a window holding more than the limit (after a downgrade) waits for the limit-th newest request, not the oldest', () => {
+    const counts = { inWindow: 10, oldestInWindow: d('2026-03-10T11:59:31.000Z'), limitThNewest: d('2026-03-10T11:59:50.000Z'), today: 20, thisMonth: 20 };
+    expect(decide(limits, counts, now)).toEqual({ admitted: false, kind: 'minute', retryAfterSeconds: 20 });
+  });
+
   test('the day limit waits for 00:00 UTC', () => {
-    expect(decide(limits, { inWindow: 0, oldestInWindow: null, today: 100, thisMonth: 100 }, now)).toEqual({
+    expect(decide(limits, { inWindow: 0, oldestInWindow: null, limitThNewest: null, today: 100, thisMonth: 100 }, now)).toEqual({
       admitted: false,
       kind: 'day',
       retryAfterSeconds: 12 * 3600 - 30,
@@ -47,7 +52,7 @@ describe('limit decisions', () => {
   });
 
   test('the month is reported first when it is exhausted', () => {
-    expect(decide(limits, { inWindow: 10, oldestInWindow: now, today: 100, thisMonth: 1000 }, now)).toMatchObject({ kind: 'month' });
+    expect(decide(limits, { inWindow: 10, oldestInWindow: now, limitThNewest: now, today: 100, thisMonth: 1000 }, now)).toMatchObject({ kind: 'month' });
   });
 
   test('Retry-After is never below one second', () => {

@@ -1,11 +1,13 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Retry-After and X-RateLimit-Reset of the minute window come from the newest requests up to the
-// plan's limit: when the window holds more than the limit (right after a downgrade), the time a
-// place frees is the expiry of the limit-th newest request, not of the oldest. A plan with a
+// Retry-After of the minute window comes from the newest requests up to the plan's limit: when the
+// window holds more than the limit (right after a downgrade), a place frees when the limit-th
+// newest request leaves it, not the oldest (which X-RateLimit-Reset still names). A plan with a
 // per-minute limit below one admits nothing instead of failing the statement.
 export class Migration20261124300000_window_reset extends Migration {
   override up(): void {
+    // a new column in the result: the function is made anew
+    this.addSql('drop function authenticate_and_admit(varchar, boolean, inet, varchar, varchar, varchar, timestamptz, timestamptz, date, date);');
     this.addSql(`create or replace function authenticate_and_admit(
       p_key_hash varchar, p_write boolean, p_client_ip inet, p_request_id varchar, p_method varchar, p_endpoint varchar,
       p_now timestamptz, p_window_start timestamptz, p_day date, p_month date)
@@ -13,7 +15,7 @@ export class Migration20261124300000_window_reset extends Migration {
       plan_id uuid, plan_code varchar, plan_name varchar, plan_description text, price_lkr float8,
       per_minute int, per_day int, per_month int, allowed_models text[], custom_knowledge_bases boolean,
       webhooks boolean, analytics varchar, support varchar, sort_order int, listed boolean,
-      log_id bigint, in_window int, oldest_ms float8, today int, this_month int, catalogue_version bigint)
+      log_id bigint, in_window int, oldest_ms float8, frees_ms float8, today int, this_month int, catalogue_version bigint)
     language plpgsql as $$
     declare
       v_key uuid;
@@ -66,12 +68,15 @@ export class Migration20261124300000_window_reset extends Migration {
         return;
       end if;
       -- the window's newest requests, up to the limit: their count decides, and the oldest of them is
-      -- the one whose expiry frees a place, also when the window holds more than the limit (after a
-      -- downgrade: its oldest rows leave without bringing the count under the new limit)
-      select w.n, w.oldest, coalesce(u.day, 0), coalesce(u.month, 0) into in_window, oldest_ms, today, this_month
-        from (select count(*)::int as n, (extract(epoch from min(t.created_at)) * 1000)::float8 as oldest
+      -- the one whose expiry frees a place (frees_ms), also when the window holds more than the limit
+      -- (after a downgrade: its oldest rows leave without bringing the count under the new limit);
+      -- X-RateLimit-Reset keeps the window's oldest request (oldest_ms), one index probe
+      select w.n, w.frees, o.oldest, coalesce(u.day, 0), coalesce(u.month, 0) into in_window, frees_ms, oldest_ms, today, this_month
+        from (select count(*)::int as n, (extract(epoch from min(t.created_at)) * 1000)::float8 as frees
                 from (select r.created_at from request_log r where r.api_key_id = v_key and r.created_at > p_window_start
                       order by r.created_at desc limit greatest(per_minute, 0)) t) w,
+             (select (extract(epoch from min(r.created_at)) * 1000)::float8 as oldest
+                from request_log r where r.api_key_id = v_key and r.created_at > p_window_start) o,
              (select max(c.count) filter (where c.period = 'day') as day, max(c.count) filter (where c.period = 'month') as month
                 from usage_counter c
                 where c.api_key_id = v_key and ((c.period = 'day' and c.period_start = p_day) or (c.period = 'month' and c.period_start = p_month))) u;
@@ -127,6 +132,7 @@ export class Migration20261124300000_window_reset extends Migration {
 
   override down(): void {
     // the function as Migration20261124200000_usage_by_endpoint made it
+    this.addSql('drop function authenticate_and_admit(varchar, boolean, inet, varchar, varchar, varchar, timestamptz, timestamptz, date, date);');
     this.addSql(`create or replace function authenticate_and_admit(
       p_key_hash varchar, p_write boolean, p_client_ip inet, p_request_id varchar, p_method varchar, p_endpoint varchar,
       p_now timestamptz, p_window_start timestamptz, p_day date, p_month date)

@@ -52,7 +52,7 @@ export async function admit(requests: RequestLog, call: AdmissionCall, now: Date
     plan: figures.plan,
   };
   const limits = limitsOf(principal);
-  const counts = { inWindow: figures.inWindow, oldestInWindow: figures.oldestInWindow, today: figures.today, thisMonth: figures.thisMonth };
+  const counts = { inWindow: figures.inWindow, oldestInWindow: figures.oldestInWindow, limitThNewest: figures.limitThNewest, today: figures.today, thisMonth: figures.thisMonth };
   const window = windowHeaders(limits.perMinute, counts.inWindow, counts.oldestInWindow, now);
   if (figures.outcome === 'read_only' || figures.outcome === 'address_not_allowed') {
     try {

@@ -11,10 +11,16 @@ export interface Limits {
 
 /** Counts of admitted requests before the current one. */
 export interface Counts {
-  /** Requests in the last 60 s. */
+  /** Requests in the last 60 s (up to the per-minute limit: more decide nothing else). */
   inWindow: number;
-  /** When the oldest of them was made (null when none): it leaves the window first, which sets Retry-After. */
+  /** When the oldest of them was made (null when none): it leaves the window first (X-RateLimit-Reset). */
   oldestInWindow: Date | null;
+  /**
+   * When the oldest of the newest requests up to the per-minute limit was made: a place frees when
+   * it leaves, which sets Retry-After. The oldest request itself unless the window holds more than
+   * the limit (after a downgrade).
+   */
+  limitThNewest: Date | null;
   today: number;
   thisMonth: number;
 }
@@ -35,7 +41,7 @@ export function decide(limits: Limits, counts: Counts, now: Date): Decision {
     return { admitted: false, kind: 'day', retryAfterSeconds: secondsUntil(startOfNextUtcDay(now), now) };
   }
   if (counts.inWindow >= limits.perMinute) {
-    const frees = windowExit(counts.oldestInWindow ?? now);
+    const frees = windowExit(counts.limitThNewest ?? now);
     return { admitted: false, kind: 'minute', retryAfterSeconds: secondsUntil(frees, now) };
   }
   return { admitted: true };
