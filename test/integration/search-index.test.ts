@@ -10,6 +10,22 @@ import { testServices } from './support/server.js';
 // The index adapter's promise to the domain: no failure of Weaviate reaches callers raw.
 const services = testServices();
 
+const record = (i: number, run: string): ChunkRecord => ({
+  textTerms: `cell membrane ${i}`,
+  textStems: `cel membran ${i}`,
+  chunkText: `Chunk ${i} about the cell membrane.`,
+  documentId: 'doc_search_index_writes',
+  documentName: 'cells.md',
+  subject: 'Science',
+  grade: '9',
+  category: 'textbook',
+  language: 'english',
+  year: '',
+  pages: [i + 1],
+  chunkIndex: i,
+  ingestRun: run,
+});
+
 async function stored(store: string): Promise<number> {
   const ids: string[] = [];
   for await (const chunk of services.index.unembeddedChunks(store)) ids.push(chunk.id);
@@ -46,21 +62,6 @@ describe('WeaviateSearchIndex failures', () => {
 });
 
 describe('WeaviateSearchIndex writes', () => {
-  const record = (i: number, run: string): ChunkRecord => ({
-    textTerms: `cell membrane ${i}`,
-    textStems: `cel membran ${i}`,
-    chunkText: `Chunk ${i} about the cell membrane.`,
-    documentId: 'doc_search_index_writes',
-    documentName: 'cells.md',
-    subject: 'Science',
-    grade: '9',
-    category: 'textbook',
-    language: 'english',
-    year: '',
-    pages: [i + 1],
-    chunkIndex: i,
-    ingestRun: run,
-  });
 
   test('a write of several batches at once stores every chunk once, reading the records once as it goes', async () => {
     let read = 0;
@@ -125,21 +126,7 @@ describe('WeaviateSearchIndex writes when the index stops answering', () => {
     const store = 'search-index-halted';
     const total = 6_000;
     const text = 'the cell membrane controls what enters and leaves the cell '.repeat(20);
-    const records = Array.from({ length: total }, (_, i) => ({
-      textTerms: text,
-      textStems: text,
-      chunkText: text,
-      documentId: 'doc_search_index_halted',
-      documentName: 'cells.md',
-      subject: 'Science',
-      grade: '9',
-      category: 'textbook',
-      language: 'english',
-      year: '',
-      pages: [i + 1],
-      chunkIndex: i,
-      ingestRun: 'run-halted',
-    }));
+    const records = Array.from({ length: total }, (_, i) => ({ ...record(i, 'run-halted'), textTerms: text, textStems: text, chunkText: text, documentId: 'doc_search_index_halted' }));
     await index.writeChunks(store, records.slice(0, 1)); // the tenant exists and the index counts as healthy
     gate.fail();
     const failure = index.writeChunks(store, records.slice(1));
