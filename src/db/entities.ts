@@ -138,6 +138,8 @@ export const RequestLog = defineEntity({
     /** time from admission to the answer, and the store a query asked (written with the outcome) */
     durationMs: p.integer().nullable(),
     storeId: p.string().nullable(),
+    /** the request's number among its key's requests, so the minute window is counted without reading it (Migration20261125000000) */
+    keySeq: p.bigint('string').nullable(),
   },
 });
 export type RequestLog = InferEntity<typeof RequestLog>;

@@ -38,7 +38,7 @@ export interface AdmissionRequest {
 
 export type AdmissionOutcome = 'unknown_key' | 'revoked' | 'expired' | 'no_subscription' | 'read_only' | 'address_not_allowed' | 'limited' | 'admitted';
 
-/** What authenticate_and_admit found and decided (Migration20261124300000). */
+/** What authenticate_and_admit found and decided (Migration20261125000000). */
 export interface AdmissionFigures {
   outcome: AdmissionOutcome;
   /** Set from `revoked` on. */

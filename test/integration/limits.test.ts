@@ -141,3 +141,63 @@ describe('daily limit (limiter with a plan whose day limit is below its month li
     expect((await at('2026-06-01T00:00:00Z')).admitted).toBe(true);
   });
 });
+
+describe('the minute window counted by request numbers (Migration20261125000000)', () => {
+  const call = (key: string) => ({ keyHash: hashKey(key, HASH_SECRET), clientIp: '127.0.0.1', request: { requestId: 'r', method: 'GET', endpoint: '/api/v1/dev/usage' } });
+  const logged = async (key: string) =>
+    server.orm.em.fork().getConnection().execute<{ key_seq: string | null; created_at: Date }[]>(
+      `select r.key_seq, r.created_at from request_log r join api_key k on k.id = r.api_key_id where k.key_hash = ? order by r.id`,
+      [hashKey(key, HASH_SECRET)],
+    );
+
+  test('a request stamped earlier than its key\'s last one (a process whose clock is behind) counts from the later time', async () => {
+    const plan = await newPlan(server.orm, { perMinute: 5, perDay: 100, perMonth: 100 });
+    const { key } = await newKey(server.orm, { plan, now: new Date('2026-07-01T00:00:00Z') });
+    const requests = new RequestLog(server.orm);
+    const at = (t: string) => admit(requests, call(key), new Date(t));
+
+    expect((await at('2026-07-01T12:00:30.000Z')).admitted).toBe(true);
+    for (let i = 0; i < 4; i++) expect((await at('2026-07-01T12:00:10.000Z')).admitted).toBe(true);
+    const full = await at('2026-07-01T12:00:10.000Z');
+    expect(full.admitted).toBe(false);
+    // all five count from 12:00:30, so none leaves the window before 12:01:30
+    expect((await at('2026-07-01T12:01:29.999Z')).admitted).toBe(false);
+    const freed = await at('2026-07-01T12:01:30.000Z');
+    expect(freed.admitted).toBe(true);
+    if (freed.admitted) expect(freed.window.remaining).toBe(4);
+
+    const rows = await logged(key);
+    expect(rows.map((r) => Number(r.key_seq))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(rows.map((r) => new Date(r.created_at).toISOString())).toEqual([...Array<string>(5).fill('2026-07-01T12:00:30.000Z'), '2026-07-01T12:01:30.000Z']);
+  });
+
+  test('requests logged before the numbering are counted, and the numbers start after them', async () => {
+    const plan = await newPlan(server.orm, { perMinute: 5, perDay: 100, perMonth: 100 });
+    const { key, keyId } = await newKey(server.orm, { plan, now: new Date('2026-07-02T00:00:00Z') });
+    await server.orm.em.fork().getConnection().execute(
+      `insert into request_log (api_key_id, request_id, method, endpoint, status, created_at)
+       select ?, 'before', 'GET', '/api/v1/dev/usage', 200, '2026-07-02T12:00:00.000Z' from generate_series(1, 3)`,
+      [keyId],
+    );
+    const requests = new RequestLog(server.orm);
+    const at = (t: string) => admit(requests, call(key), new Date(t));
+
+    const first = await at('2026-07-02T12:00:20.000Z');
+    expect(first.admitted).toBe(true);
+    if (first.admitted) expect(first.window.remaining).toBe(1);
+    expect((await at('2026-07-02T12:00:20.000Z')).admitted).toBe(true);
+    const refused = await at('2026-07-02T12:00:40.000Z');
+    expect(refused.admitted).toBe(false);
+    if (!refused.admitted) expect(refused.error).toMatchObject({ kind: 'minute', data: { retryAfterSeconds: 20 } });
+    // the three leave at 12:01:00: three places, counted by number from then on
+    for (let i = 0; i < 3; i++) expect((await at('2026-07-02T12:01:00.000Z')).admitted).toBe(true);
+    expect((await at('2026-07-02T12:01:00.000Z')).admitted).toBe(false);
+    expect((await logged(key)).map((r) => r.key_seq && Number(r.key_seq))).toEqual([null, null, null, 1, 2, 3, 4, 5]);
+  });
+
+  test('a plan with webhooks and a quota above 21 million admits (its threshold arithmetic fits)', async () => {
+    const plan = await newPlan(server.orm, { perMinute: 100, perDay: 2_000_000_000, perMonth: 2_000_000_000, webhooks: true });
+    const { key } = await newKey(server.orm, { plan, now: new Date('2026-07-03T00:00:00Z') });
+    expect((await admit(new RequestLog(server.orm), call(key), new Date('2026-07-03T12:00:00Z'))).admitted).toBe(true);
+  });
+});

@@ -13,6 +13,7 @@ import { Migration20261124000000_knowledge_bases } from './Migration202611240000
 import { Migration20261124100000_webhooks } from './Migration20261124100000_webhooks.js';
 import { Migration20261124200000_usage_by_endpoint } from './Migration20261124200000_usage_by_endpoint.js';
 import { Migration20261124300000_window_reset } from './Migration20261124300000_window_reset.js';
+import { Migration20261125000000_window_sequence } from './Migration20261125000000_window_sequence.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124100000_webhooks', class: Migration20261124100000_webhooks },
   { name: 'Migration20261124200000_usage_by_endpoint', class: Migration20261124200000_usage_by_endpoint },
   { name: 'Migration20261124300000_window_reset', class: Migration20261124300000_window_reset },
+  { name: 'Migration20261125000000_window_sequence', class: Migration20261125000000_window_sequence },
 ];
