@@ -55,12 +55,14 @@ describe('GET /api/v1/dev/usage', () => {
     const { key, keyId } = await newKey(server.orm, { plan: 'starter', now: clock.now() });
     const other = await newKey(server.orm, { plan: 'starter', now: clock.now() });
     const client = apiClient(server.url, key);
+    // requests of the previous month are not in this period (made first: a key's requests are
+    // logged in time order, one stamped earlier than the last is logged at the last one's time)
+    clock.set('2026-06-30T23:59:59.000Z');
+    await client.GET('/api/v1/dev/plans');
+    clock.set('2026-07-15T09:30:00.000Z');
     await client.GET('/api/v1/dev/plans');
     await client.GET('/api/v1/dev/plans');
     await apiClient(server.url, other.key).GET('/api/v1/dev/plans');
-    // requests of the previous month are not in this period
-    clock.set('2026-06-30T23:59:59.000Z');
-    await client.GET('/api/v1/dev/plans');
     clock.set('2026-07-15T09:31:00.000Z');
 
     // token use is written with the outcome of the answering operations; give two logged requests
