@@ -19,6 +19,13 @@ function header(res: { response: Response }, name: string): number {
   return Number(res.response.headers.get(name));
 }
 
+/** Calls the admission function directly for `key`, at the time each call names. */
+function admitAt(key: string): (time: string) => ReturnType<typeof admit> {
+  const requests = new RequestLog(server.orm);
+  const call = { keyHash: hashKey(key, HASH_SECRET), clientIp: '127.0.0.1', request: { requestId: 'r', method: 'GET', endpoint: '/api/v1/dev/usage' } };
+  return (time) => admit(requests, call, new Date(time));
+}
+
 describe('per-minute sliding window (Free: 10 per minute)', () => {
   test('admits 10, refuses the 11th with 429 and Retry-After, and slides rather than resets', async () => {
     clock.set('2026-03-10T12:00:00.000Z');
@@ -124,9 +131,7 @@ describe('daily limit (limiter with a plan whose day limit is below its month li
   test('the day resets at 00:00:00 UTC while the month keeps counting', async () => {
     const plan = await newPlan(server.orm, { perMinute: 100, perDay: 3, perMonth: 5 });
     const { key } = await newKey(server.orm, { plan, now: new Date('2026-05-01T00:00:00Z') });
-    const call = { keyHash: hashKey(key, HASH_SECRET), clientIp: '127.0.0.1', request: { requestId: 'r', method: 'GET', endpoint: '/api/v1/dev/usage' } };
-    const requests = new RequestLog(server.orm);
-    const at = (t: string) => admit(requests, call, new Date(t));
+    const at = admitAt(key);
 
     for (const t of ['2026-05-20T10:00:00Z', '2026-05-20T11:00:00Z', '2026-05-20T23:00:00Z']) expect((await at(t)).admitted).toBe(true);
     const refused = await at('2026-05-20T23:59:59Z');
@@ -143,7 +148,6 @@ describe('daily limit (limiter with a plan whose day limit is below its month li
 });
 
 describe('the minute window counted by request numbers (Migration20261125000000)', () => {
-  const call = (key: string) => ({ keyHash: hashKey(key, HASH_SECRET), clientIp: '127.0.0.1', request: { requestId: 'r', method: 'GET', endpoint: '/api/v1/dev/usage' } });
   const logged = async (key: string) =>
     server.orm.em.fork().getConnection().execute<{ key_seq: string | null; created_at: Date }[]>(
       `select r.key_seq, r.created_at from request_log r join api_key k on k.id = r.api_key_id where k.key_hash = ? order by r.id`,
@@ -153,8 +157,7 @@ describe('the minute window counted by request numbers (Migration20261125000000)
   test('a request stamped earlier than its key\'s last one (a process whose clock is behind) counts from the later time', async () => {
     const plan = await newPlan(server.orm, { perMinute: 5, perDay: 100, perMonth: 100 });
     const { key } = await newKey(server.orm, { plan, now: new Date('2026-07-01T00:00:00Z') });
-    const requests = new RequestLog(server.orm);
-    const at = (t: string) => admit(requests, call(key), new Date(t));
+    const at = admitAt(key);
 
     expect((await at('2026-07-01T12:00:30.000Z')).admitted).toBe(true);
     for (let i = 0; i < 4; i++) expect((await at('2026-07-01T12:00:10.000Z')).admitted).toBe(true);
@@ -179,8 +182,7 @@ describe('the minute window counted by request numbers (Migration20261125000000)
        select ?, 'before', 'GET', '/api/v1/dev/usage', 200, '2026-07-02T12:00:00.000Z' from generate_series(1, 3)`,
       [keyId],
     );
-    const requests = new RequestLog(server.orm);
-    const at = (t: string) => admit(requests, call(key), new Date(t));
+    const at = admitAt(key);
 
     const first = await at('2026-07-02T12:00:20.000Z');
     expect(first.admitted).toBe(true);
@@ -198,6 +200,6 @@ describe('the minute window counted by request numbers (Migration20261125000000)
   test('a plan with webhooks and a quota above 21 million admits (its threshold arithmetic fits)', async () => {
     const plan = await newPlan(server.orm, { perMinute: 100, perDay: 2_000_000_000, perMonth: 2_000_000_000, webhooks: true });
     const { key } = await newKey(server.orm, { plan, now: new Date('2026-07-03T00:00:00Z') });
-    expect((await admit(new RequestLog(server.orm), call(key), new Date('2026-07-03T12:00:00Z'))).admitted).toBe(true);
+    expect((await admitAt(key)('2026-07-03T12:00:00Z')).admitted).toBe(true);
   });
 });

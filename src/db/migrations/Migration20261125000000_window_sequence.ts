@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 // The minute window's count no longer reads the window's rows: each admitted request gets the next
 // number of its key (request_log.key_seq) and a time no earlier than the key's last request, so
 // the window holds the requests numbered from its oldest one to the newest. A busy key's
-// admission cost stayed proportional to its requests in the last minute (up to the plan's limit).
+// admission cost was proportional to its requests in the last minute (up to the plan's limit).
 // Also: the quota thresholds of a plan with a quota above 21 million no longer overflow integers.
 export class Migration20261125000000_window_sequence extends Migration {
   override up(): void {
