@@ -41,12 +41,26 @@ function setWindowHeaders(ctx: Ctx, window: WindowHeaders): void {
 }
 
 /**
+ * openapi-backend with its operation list made once: its router flattens the document's paths
+ * into operations on every call, twice a request (about 140 µs of a light call's processor time,
+ * measured), though the document never changes once loaded.
+ */
+class ContractBackend extends OpenAPIBackend {
+  override async init(): Promise<this> {
+    await super.init();
+    const operations = this.router.getOperations();
+    this.router.getOperations = () => operations;
+    return this;
+  }
+}
+
+/**
  * Routing, security and request handling come from the contract: openapi-backend matches the
  * operation, runs the ApiKeyAuth security handler, and calls the handler bound to the
  * operationId. Order per request: authenticate -> key restrictions -> limiter -> body -> handler.
  */
 export function createApi(deps: ApiDeps): OpenAPIBackend {
-  const api = new OpenAPIBackend({
+  const api = new ContractBackend({
     definition: spec as unknown as Document,
     // the document is OpenAPI 3.1, which openapi-backend's 3.0 meta-schema check rejects
     quick: true,
