@@ -1,6 +1,9 @@
 import { OutcomeWriter } from '../db/outcome-writer.js';
 import type { RequestLog } from '../db/request-log.js';
 
+/** How long the outcome of an answered request may wait to share its statement with others (src/db/outcome-writer.ts). */
+const OUTCOME_LINGER_MS = 10;
+
 export interface Outcome {
   status: number;
   model?: string;
@@ -22,17 +25,20 @@ export class InFlightRequests {
   private readonly outcomes: OutcomeWriter;
 
   constructor(readonly requests: RequestLog) {
-    this.outcomes = new OutcomeWriter((batch) => requests.writeOutcomes(batch));
+    this.outcomes = new OutcomeWriter((batch) => requests.writeOutcomes(batch), { lingerMs: OUTCOME_LINGER_MS });
   }
 
   add(logId: string): void {
     this.logIds.add(logId);
   }
 
-  /** The request is answered: its outcome is written with others (settles once committed). */
-  finish(logId: string, outcome: Outcome): Promise<void> {
+  /**
+   * The request is answered: its outcome is written with others (settles once committed);
+   * `awaited` when the caller waits for it, so that it does not linger.
+   */
+  finish(logId: string, outcome: Outcome, awaited = false): Promise<void> {
     this.logIds.delete(logId);
-    return this.write(logId, outcome);
+    return this.write(logId, outcome, awaited);
   }
 
   get size(): number {
@@ -51,19 +57,22 @@ export class InFlightRequests {
   async cut(): Promise<number> {
     const ids = [...this.logIds];
     this.logIds.clear();
-    await Promise.all(ids.map((id) => this.write(id, { status: 503 })));
+    await Promise.all(ids.map((id) => this.write(id, { status: 503 }, true)));
     return ids.length;
   }
 
-  private write(logId: string, outcome: Outcome): Promise<void> {
-    return this.outcomes.write({
-      logId,
-      status: outcome.status,
-      model: outcome.model ?? null,
-      tokens: outcome.tokens ?? 0,
-      costUsd: outcome.costUsd ?? 0,
-      durationMs: outcome.durationMs === undefined ? null : Math.round(outcome.durationMs),
-      storeId: outcome.storeId ?? null,
-    });
+  private write(logId: string, outcome: Outcome, urgent: boolean): Promise<void> {
+    return this.outcomes.write(
+      {
+        logId,
+        status: outcome.status,
+        model: outcome.model ?? null,
+        tokens: outcome.tokens ?? 0,
+        costUsd: outcome.costUsd ?? 0,
+        durationMs: outcome.durationMs === undefined ? null : Math.round(outcome.durationMs),
+        storeId: outcome.storeId ?? null,
+      },
+      urgent,
+    );
   }
 }

@@ -29,12 +29,13 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
       const status = ctx.state.finalStatus ?? ctx.status;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       if (ctx.state.logId) {
-        const written = inFlight.finish(ctx.state.logId, { status, durationMs, ...ctx.state.usage }).catch((error: unknown) => {
-          ctx.state.log.warn({ err: error }, 'could not record the request outcome');
-        });
         // the request already counts (its row was written at admission); only a request that used
         // a model waits for its outcome, so that the caller's next GET /usage sees the tokens
-        if (ctx.state.usage) await written;
+        const awaited = Boolean(ctx.state.usage?.tokens || ctx.state.usage?.costUsd);
+        const written = inFlight.finish(ctx.state.logId, { status, durationMs, ...ctx.state.usage }, awaited).catch((error: unknown) => {
+          ctx.state.log.warn({ err: error }, 'could not record the request outcome');
+        });
+        if (awaited) await written;
       }
       ctx.state.log.info(
         {

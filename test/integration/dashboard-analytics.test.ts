@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { setSubscription } from '../../src/domain/accounts/accounts.js';
+import { outcomesWritten } from './support/accounts.js';
 import { apiClient, sendRaw } from './support/contract.js';
 import { DashboardBrowser, uniqueEmail } from './support/dashboard.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
@@ -32,7 +33,8 @@ async function accountWithTraffic(label: string, plan: 'free' | 'starter' | 'pro
   expect(bad.status).toBe(400);
   const usages = [];
   for (const key of keys) usages.push((await apiClient(server.url, key).GET('/api/v1/dev/usage')).data!);
-  return { browser, keys, usages };
+  await outcomesWritten(server.orm, session.account.id);
+  return { browser, keys, usages, accountId: session.account.id };
 }
 
 describe('usage analytics by plan', () => {
@@ -84,9 +86,10 @@ describe('usage analytics by plan', () => {
   });
 
   test('custom (Enterprise): any date range, per store; a malformed date is a 400 naming the parameter', async () => {
-    const { browser, keys } = await accountWithTraffic('custom', 'enterprise');
+    const { browser, keys, accountId } = await accountWithTraffic('custom', 'enterprise');
     const asked = await apiClient(server.url, keys[0]).POST('/api/v1/dev/query', { body: { query: 'What is photosynthesis?' } });
     expect(asked.response.status).toBe(200);
+    await outcomesWritten(server.orm, accountId);
     const stores = await browser.client.GET('/dashboard/api/analytics');
     expect(stores.data!.per_store).toEqual([expect.objectContaining({ store_id: 'default', requests: 1 })]);
     const year = await browser.client.GET('/dashboard/api/analytics', { params: { query: { from: day(-365), to: day(0) } } });

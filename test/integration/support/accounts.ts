@@ -61,3 +61,21 @@ export async function newPlan(orm: Orm, limits: { perMinute: number; perDay: num
   await em.flush();
   return code;
 }
+
+/**
+ * Waits until every admitted request of the account has its outcome (status, duration, store)
+ * written: outcomes nobody waits for are written in batches just after the responses
+ * (src/db/outcome-writer.ts), so figures read from them trail the responses by milliseconds.
+ */
+export async function outcomesWritten(orm: Orm, accountId: string): Promise<void> {
+  const em = orm.em.fork();
+  for (let waited = 0; ; waited += 20) {
+    const [row] = await em.execute<{ open: number }[]>(
+      'select count(*)::int as open from request_log r join api_key k on k.id = r.api_key_id where k.account_id = ? and r.status is null',
+      [accountId],
+    );
+    if (row!.open === 0) return;
+    if (waited > 10_000) throw new Error(`${row!.open} requests of account ${accountId} still have no outcome after 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
