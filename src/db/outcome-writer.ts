@@ -82,7 +82,8 @@ export class OutcomeWriter {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const lingering = this.linger();
-      // awaited only when it waits: the first outcome of an idle writer leaves at once
+      // awaited only when it waits, so that without lingering the first outcome of an idle writer
+      // leaves at once, in the same turn
       if (lingering) await lingering;
       const batch = this.queue.splice(0, MAX_BATCH);
       const failure = await this.attempt(batch.map((entry) => entry.outcome));

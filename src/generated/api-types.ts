@@ -2355,8 +2355,9 @@ export interface components {
          *     Every figure comes from the request log, as `GET /api/v1/dev/usage` does: a key's figures for
          *     the billing period equal its own `/usage`. A request's status (for `errors`), its time (for
          *     `latency_ms`) and its store are written just after its answer, with other requests' in one
-         *     statement: they appear here within about 10 ms of the response. Tokens and cost are written
-         *     before the response that used them.
+         *     statement: they appear here about 10 ms and a statement after the response (later while the
+         *     database cannot be reached). A query's model, tokens and cost are written before its JSON
+         *     response, and before the end of its event stream's response only once the stream has ended.
          */
         AnalyticsReport: {
             /**

@@ -42,8 +42,8 @@ function setWindowHeaders(ctx: Ctx, window: WindowHeaders): void {
 
 /**
  * openapi-backend with its operation list made once: its router flattens the document's paths
- * into operations on every call, twice a request (about 140 µs of a light call's processor time,
- * measured), though the document never changes once loaded.
+ * into operations on every call, once or twice a request (about 140 µs of a light call's
+ * processor time, measured), though the document never changes once loaded.
  */
 class ContractBackend extends OpenAPIBackend {
   override async init(): Promise<this> {

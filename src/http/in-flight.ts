@@ -58,6 +58,8 @@ export class InFlightRequests {
     const ids = [...this.logIds];
     this.logIds.clear();
     await Promise.all(ids.map((id) => this.write(id, { status: 503 }, true)));
+    // the outcomes of requests answered just before may still linger
+    await this.outcomes.idle();
     return ids.length;
   }
 

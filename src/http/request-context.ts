@@ -29,9 +29,10 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
       const status = ctx.state.finalStatus ?? ctx.status;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       if (ctx.state.logId) {
-        // the request already counts (its row was written at admission); only a request that used
-        // a model waits for its outcome, so that the caller's next GET /usage sees the tokens
-        const awaited = Boolean(ctx.state.usage?.tokens || ctx.state.usage?.costUsd);
+        // the request already counts (its row was written at admission); only a query, which
+        // reports what it used, waits for its outcome, so that the caller's next GET /usage sees
+        // its tokens
+        const awaited = ctx.state.usage !== undefined;
         const written = inFlight.finish(ctx.state.logId, { status, durationMs, ...ctx.state.usage }, awaited).catch((error: unknown) => {
           ctx.state.log.warn({ err: error }, 'could not record the request outcome');
         });

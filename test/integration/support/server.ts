@@ -4,7 +4,9 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { systemClock, type Clock } from '../../../src/clock.js';
 import { connect, type Orm } from '../../../src/db/orm.js';
+import { RequestLog } from '../../../src/db/request-log.js';
 import { createApp } from '../../../src/http/app.js';
+import { InFlightRequests } from '../../../src/http/in-flight.js';
 import { createHttpServer, listen } from '../../../src/http/server.js';
 import { ingestionSettings, loadConfig } from '../../../src/config.js';
 import type { AvailabilityLog } from '../../../src/providers/openai-embedder.js';
@@ -76,9 +78,12 @@ export async function startServer(
   const services = options.services ?? testServices();
   let orm: Orm | undefined;
   let server: Server | undefined;
+  let inFlight: InFlightRequests | undefined;
   let stopSweep: (() => void) | undefined;
   const close = onCleanup(async () => {
     if (server) await closeServer(server);
+    // as a service process stops: the outcomes still lingering are written before the pool closes
+    await inFlight?.idle();
     stopSweep?.();
     await services.jobs.stop();
     await orm?.close();
@@ -94,9 +99,11 @@ export async function startServer(
       },
     });
     const log = pino({ level: 'debug' }, sink);
+    inFlight = new InFlightRequests(new RequestLog(orm));
     const app = createApp({
       orm,
       log,
+      inFlight,
       clock: options.clock ?? systemClock,
       auth: { hashSecret: HASH_SECRET, environment: options.environment ?? 'live', failuresPerMinute: options.authFailuresPerMinute ?? 60 },
       trustProxy: options.trustProxy ?? false,
