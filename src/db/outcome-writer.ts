@@ -30,7 +30,7 @@ interface Entry {
  * statement at a time, and every outcome that arrives while one is being written, or while the
  * oldest waiting outcome lingers (`lingerMs`), goes into the next, so under load many requests
  * share one statement and one commit instead of each paying a second transaction. An outcome
- * written `urgent` (its caller waits for it: a request that used tokens, which GET /usage must
+ * written `urgent` (its caller waits for it: a query, whose tokens the next GET /usage must
  * see) ends the lingering, and so does `idle()`. Each `write` settles when its outcome is committed.
  *
  * Crash safety: the log row and the counters were written at admission, in the same commit, so
