@@ -75,14 +75,10 @@ const KEYS = 10;
 const TOP_K = 5;
 const WRITE_BATCH = 1_000;
 const STARTUP_MS = 60_000;
-// The service runs with the Node options of `npm start` (package.json), as deployed, and any given
-// for the run, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it (NODE_OPTIONS refuses
-// --cpu-prof, and would reach every process of the run)
-const START = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
-const SERVICE_NODE_ARGS = [
-  ...START.filter((arg) => arg.startsWith('--')),
-  ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
-];
+// The service runs as `npm start` runs it (scripts/start.sh: the deployed Node options and memory
+// allocator), with any Node options given for the run, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+// to profile it (NODE_OPTIONS refuses --cpu-prof, and would reach every process of the run)
+const AS_DEPLOYED = ['scripts/start.sh', ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
 
 const config = loadConfig();
 const dataDir = process.env.DATA_DIR ?? '.data';
@@ -159,7 +155,7 @@ async function startService(name = 'service', env: NodeJS.ProcessEnv = {}): Prom
   const logFile = openSync(join(workDir, `${name}.log`), 'a');
   // the documentation site too on a port of its own: two processes (or two runs) never share one
   const docsPort = await freePort();
-  const child = spawnChild(`the ${name}`, [...SERVICE_NODE_ARGS, 'dist/src/main.js'], { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), OPENAI_API_KEY: '', ...env }, logFile);
+  const child = spawnChild(`the ${name}`, [...AS_DEPLOYED, 'dist/src/main.js'], { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), OPENAI_API_KEY: '', ...env }, logFile, 'bash');
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + STARTUP_MS;
   for (;;) {
@@ -266,12 +262,15 @@ async function ingestion(direct: WeaviateClient, accountId: string, servers: Chi
   execFileSync(process.execPath, ['bench/render-pdf.mjs', pagesFile, pdf], { stdio: 'inherit' });
   const store = 'bench-ingest';
   // without embeddings, like the raw import it is compared with (the embedding rate is logged when
-  // a corpus is embedded); with the service's Node options, as the service ingests an upload (and
-  // any profiling option given)
-  const child = spawnChild('the ingestion', [...SERVICE_NODE_ARGS, 'dist/bench/ingest-document.js', pdf, store, accountId, String(INGESTION_RUNS)], {
-    ...process.env,
-    EMBEDDINGS_BASE_URL: '',
-  });
+  // a corpus is embedded); run as the service is, as the service ingests an upload (with any
+  // profiling option given)
+  const child = spawnChild(
+    'the ingestion',
+    [...AS_DEPLOYED, 'dist/bench/ingest-document.js', pdf, store, accountId, String(INGESTION_RUNS)],
+    { ...process.env, EMBEDDINGS_BASE_URL: '' },
+    'pipe',
+    'bash',
+  );
   const rss = peakRss(child.pid);
   const line = await child.line(/^\{"seconds"/, 10 * STARTUP_MS);
   const peak = rss.stop();

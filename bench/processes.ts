@@ -32,9 +32,10 @@ process.on('exit', () => {
   }
 });
 
-export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore' | number = 'pipe'): Child {
+/** Starts `command` (this Node by default; a script that execs its program keeps its pid, so its memory is the program's). */
+export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore' | number = 'pipe', command = process.execPath): Child {
   const stdio: StdioOptions = ['ignore', stdout, 'pipe'];
-  const proc = spawn(process.execPath, args, { env, stdio });
+  const proc = spawn(command, args, { env, stdio });
   if (proc.pid === undefined) throw new Error(`could not start ${name}`);
   let out = '';
   let err = '';

@@ -21,5 +21,5 @@ log "Documentation on ${DOCS_BASE_URL:-http://${DOCS_HOST:-${HOST:-127.0.0.1}}:$
 log "Dashboard on http://${HOST:-127.0.0.1}:$PORT/dashboard (sign up, plans, API keys, usage)"
 [ -z "${PAYHERE_SANDBOX_URL:-}" ] || log "Paid plans are paid on the local PayHere sandbox ($PAYHERE_SANDBOX_URL/pay/checkout)"
 [ -z "${MAIL_WEB_URL:-}" ] || log "Mail the service sends (sign-up and password-reset links) is shown on $MAIL_WEB_URL"
-# the Node options of `npm start` (package.json; README "Performance": memory)
-node --max-semi-space-size=4 --heap-growing-percent=30 "$REPO_DIR/dist/src/main.js"
+# as `npm start` runs it: its Node options and allocator (README "Performance": memory)
+bash "$REPO_DIR/scripts/start.sh"

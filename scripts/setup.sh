@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the project needs into the project (nothing system-wide except the
 # "postgres" user that PostgreSQL needs when run as root, Debian's poppler-utils when pdftotext
-# is missing, and with --browser Debian's Chromium for the browser test of the documentation site,
+# is missing, Debian's libjemalloc2 (the service's allocator) when it is missing, and with --browser Debian's Chromium for the browser test of the documentation site,
 # which playwright-core drives without downloading a browser of its own): the pinned Node and npm,
 # the npm packages, the compiled service, the local embeddings server, and with --contract the Python tools of the contract tests.
 set -euo pipefail
@@ -14,6 +14,18 @@ if ! command -v pdftotext >/dev/null || ! command -v pdfinfo >/dev/null || ! com
   log "installing poppler-utils (pdftotext, pdfinfo, pdffonts)"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null
   else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; fi
+fi
+
+# jemalloc: the memory allocator scripts/start.sh runs the service with (README "Performance":
+# memory); without it the service runs on glibc's malloc, with more memory
+libraries="$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)"
+if [[ "$libraries" != *"libjemalloc.so.2 "* ]]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    log "installing libjemalloc2 (the service's memory allocator)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjemalloc2 >/dev/null
+  else
+    log "libjemalloc2 is not installed (apt-get install libjemalloc2): the service will run on glibc's malloc, with more memory"
+  fi
 fi
 
 # npm ci only when the lockfile changed since the last install

@@ -18,6 +18,17 @@ export interface ToolLimits {
 /** The tools this reader runs, with `timeout` and `prlimit` (coreutils, util-linux) around them. */
 const TOOLS = ['pdfinfo', 'pdffonts', 'pdftotext', 'timeout', 'prlimit'];
 
+/**
+ * The tools' environment: the service's, without the allocator scripts/start.sh preloads into the
+ * service. jemalloc keeps the address space it has used for later, and the tools' budget
+ * (`prlimit --as`) was set for glibc's malloc.
+ */
+function toolEnvironment(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.LD_PRELOAD;
+  return env;
+}
+
 /** Throws a ConfigError naming what to install when a tool is missing: the service does not start without them. */
 export function requirePopplerTools(env: NodeJS.ProcessEnv = process.env): void {
   const missing = TOOLS.filter((name) => {
@@ -49,7 +60,7 @@ async function tool(name: string, args: string[], input: Uint8Array, { cpuMs, me
   const wallSeconds = 5 * cpuSeconds;
   const command = ['--signal=KILL', `${wallSeconds}s`, 'prlimit', `--cpu=${cpuSeconds}`, `--as=${memoryMb * 1024 * 1024}`, '--', name, ...args];
   return new Promise((resolve, reject) => {
-    const child = execFile('timeout', command, { encoding: 'utf8', maxBuffer: MAX_INFLATED_BYTES }, (error, stdout, stderr) => {
+    const child = execFile('timeout', command, { encoding: 'utf8', maxBuffer: MAX_INFLATED_BYTES, env: toolEnvironment() }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       // more text than a file within the inflation budget can hold: the tool was stopped
       if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new OverBudgetError('memory', memoryMb));

@@ -27,7 +27,7 @@ key="$(new_key enterprise)"
 
 # the generated clients read the contract from the docs site
 DOCS_PORT="$(node --input-type=module -e "import { freePort } from './dist/scripts/lib/free-port.js'; console.log(await freePort())")"
-PORT="$PORT" DOCS_PORT="$DOCS_PORT" LOG_LEVEL=warn node dist/src/main.js >"$out/server.log" 2>&1 &
+PORT="$PORT" DOCS_PORT="$DOCS_PORT" LOG_LEVEL=warn bash scripts/start.sh >"$out/server.log" 2>&1 &
 server=$!
 # stopped on every exit, and waited for (it shuts down within 10 s)
 trap 'kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; true' EXIT

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# npm start: runs the compiled API (or, given arguments, node with them: other entry points, or
+# Node options before the entry) as it is deployed, with the Node options and the memory
+# allocator measured in the README ("Performance", memory): V8's young generation capped at 4 MB a
+# semi-space, its old generation grown by 30% of what survived the last full collection, and
+# jemalloc (Debian's libjemalloc2; scripts/setup.sh installs it) in place of glibc's malloc, which
+# held about 35 MB more under the soak's load. SERVICE_MALLOC=glibc keeps glibc's. Runs the `node`
+# on PATH, as `npm start` does.
+set -eu
+REPO_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ "${SERVICE_MALLOC:-jemalloc}" = jemalloc ]; then
+  lib="$({ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true; } | awk '/libjemalloc\.so\.2 / { found = $NF } END { print found }')"
+  if [ -n "$lib" ]; then
+    export LD_PRELOAD="$lib${LD_PRELOAD:+ $LD_PRELOAD}"
+  else
+    echo "[start.sh] libjemalloc2 is not installed (scripts/setup.sh installs it): glibc's malloc, about 35 MB more memory under load" >&2
+  fi
+elif [ "$SERVICE_MALLOC" != glibc ]; then
+  echo "[start.sh] SERVICE_MALLOC is 'jemalloc' (the default) or 'glibc', not '$SERVICE_MALLOC'" >&2
+  exit 2
+fi
+[ $# -gt 0 ] || set -- "$REPO_DIR/dist/src/main.js"
+exec node --max-semi-space-size=4 --heap-growing-percent=30 "$@"
