@@ -17,15 +17,13 @@ if ! command -v pdftotext >/dev/null || ! command -v pdfinfo >/dev/null || ! com
 fi
 
 # jemalloc: the memory allocator scripts/start.sh runs the service with (README "Performance":
-# memory); without it the service runs on glibc's malloc, with more memory
-libraries="$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)"
+# the memory allocator); without it the service runs on glibc's malloc, with more memory
+libraries="$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || /usr/sbin/ldconfig -p 2>/dev/null || true)"
 if [[ "$libraries" != *"libjemalloc.so.2 "* ]]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    log "installing libjemalloc2 (the service's memory allocator)"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjemalloc2 >/dev/null
-  else
-    log "libjemalloc2 is not installed (apt-get install libjemalloc2): the service will run on glibc's malloc, with more memory"
-  fi
+  log "installing libjemalloc2 (the service's memory allocator)"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjemalloc2 >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjemalloc2 >/dev/null; fi ||
+    log "could not install libjemalloc2 (apt-get install libjemalloc2): the service will run on glibc's malloc, with more memory"
 fi
 
 # npm ci only when the lockfile changed since the last install

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# npm start: runs the compiled API (or, given arguments, node with them: other entry points, or
-# Node options before the entry) as it is deployed, with the Node options and the memory
-# allocator measured in the README ("Performance", memory): V8's young generation capped at 4 MB a
-# semi-space, its old generation grown by 30% of what survived the last full collection, and
-# jemalloc (Debian's libjemalloc2; scripts/setup.sh installs it) in place of glibc's malloc, which
-# held about 35 MB more under the soak's load. SERVICE_MALLOC=glibc keeps glibc's. Runs the `node`
-# on PATH, as `npm start` does.
+# npm start: runs the compiled API as it is deployed, with the Node options and the memory
+# allocator measured in the README ("Performance": the memory allocator): V8's young generation
+# capped at 4 MB a semi-space, its old generation grown by 30% of what survived the last full
+# collection, and jemalloc (Debian's libjemalloc2; scripts/setup.sh installs it) in place of
+# glibc's malloc, which held 20-36 MB more under the soak's load. SERVICE_MALLOC=glibc keeps
+# glibc's. Arguments go to node after those options: Node options alone (in --name=value form)
+# still run the API; with a script or code (-e), node runs that instead. Runs the `node` on PATH,
+# as `npm start` does.
 set -eu
 REPO_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ "${SERVICE_MALLOC:-jemalloc}" = jemalloc ]; then
-  lib="$({ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true; } | awk '/libjemalloc\.so\.2 / { found = $NF } END { print found }')"
+  # this machine's own build: ldconfig also lists other architectures' copies
+  arch="$(uname -m | tr _ -)"
+  lib="$({ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || /usr/sbin/ldconfig -p 2>/dev/null || true; } |
+    awk -v arch="$arch" '/libjemalloc\.so\.2 / && index(tolower($0), arch) { found = $NF } END { print found }')"
   if [ -n "$lib" ]; then
     export LD_PRELOAD="$lib${LD_PRELOAD:+ $LD_PRELOAD}"
   else
-    echo "[start.sh] libjemalloc2 is not installed (scripts/setup.sh installs it): glibc's malloc, about 35 MB more memory under load" >&2
+    echo "[start.sh] libjemalloc2 is not installed (scripts/setup.sh installs it): glibc's malloc, 20-36 MB more memory under load" >&2
   fi
 elif [ "$SERVICE_MALLOC" != glibc ]; then
   echo "[start.sh] SERVICE_MALLOC is 'jemalloc' (the default) or 'glibc', not '$SERVICE_MALLOC'" >&2
   exit 2
 fi
-[ $# -gt 0 ] || set -- "$REPO_DIR/dist/src/main.js"
+only_options=yes
+for arg in "$@"; do
+  case "$arg" in -*) ;; *) only_options=no ;; esac
+done
+[ "$only_options" = no ] || set -- "$@" "$REPO_DIR/dist/src/main.js"
 exec node --max-semi-space-size=4 --heap-growing-percent=30 "$@"

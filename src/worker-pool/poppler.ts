@@ -20,17 +20,19 @@ const TOOLS = ['pdfinfo', 'pdffonts', 'pdftotext', 'timeout', 'prlimit'];
 
 /**
  * The tools' environment: the service's, without the allocator scripts/start.sh preloads into the
- * service. jemalloc keeps the address space it has used for later, and the tools' budget
- * (`prlimit --as`) was set for glibc's malloc.
+ * service (other preloaded libraries stay). jemalloc keeps the address space it has used for
+ * later, and the tools' budget (`prlimit --as`) was set for glibc's malloc.
  */
 function toolEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  delete env.LD_PRELOAD;
+  const kept = (env.LD_PRELOAD ?? '').split(/[\s:]+/).filter((library) => library !== '' && !/\blibjemalloc\.so/.test(library));
+  if (kept.length > 0) env.LD_PRELOAD = kept.join(' ');
+  else delete env.LD_PRELOAD;
   return env;
 }
 
 /** Throws a ConfigError naming what to install when a tool is missing: the service does not start without them. */
-export function requirePopplerTools(env: NodeJS.ProcessEnv = process.env): void {
+export function requirePopplerTools(env: NodeJS.ProcessEnv = toolEnvironment()): void {
   const missing = TOOLS.filter((name) => {
     try {
       execFileSync(name, ['--help'], { stdio: 'ignore', timeout: 10_000, env });

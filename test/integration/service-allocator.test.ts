@@ -16,8 +16,13 @@ const jemalloc = readFileSync('/proc/self/maps', 'utf8').includes('libjemalloc')
 const pages = await readPdfPages(new Uint8Array(readFileSync('${FILE}')), { cpuMs: 10000, memoryMb: ${BUDGET_MB} });
 console.log(JSON.stringify({ jemalloc, preload: process.env.LD_PRELOAD ?? '', text: pages.join('') }));`;
 
+// jest's Node options and any allocator settings of the caller stay out of the probe, and the C locale
+// keeps the tools' address space the same on every machine
+const ENV: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C' };
+for (const name of ['NODE_OPTIONS', 'LD_PRELOAD', 'MALLOC_CONF']) delete ENV[name];
+
 async function probe(env: NodeJS.ProcessEnv = {}): Promise<{ jemalloc: boolean; preload: string; text: string }> {
-  const run = await runProcess('bash', ['scripts/start.sh', '--input-type=module', '-e', PROBE], { env: { ...process.env, ...env } });
+  const run = await runProcess('bash', ['scripts/start.sh', '--input-type=module', '-e', PROBE], { env: { ...ENV, ...env } });
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
   return JSON.parse(run.stdout) as { jemalloc: boolean; preload: string; text: string };
@@ -30,14 +35,14 @@ describe('the service as `npm start` runs it', () => {
     expect(text).toContain('ශ්‍රී');
     // the budget tells the two apart: pdftotext does not fit it with jemalloc preloaded
     const under = (env: NodeJS.ProcessEnv) =>
-      execFileSync('prlimit', [`--as=${BUDGET_MB * 1024 * 1024}`, '--', 'pdftotext', FILE, '-'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+      execFileSync('prlimit', [`--as=${BUDGET_MB * 1024 * 1024}`, '--', 'pdftotext', FILE, '-'], { env: { ...ENV, ...env }, stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 });
     expect(() => under({ LD_PRELOAD: preload })).toThrow();
     expect(under({ LD_PRELOAD: '' }).length).toBeGreaterThan(0);
   });
 
   test('SERVICE_MALLOC=glibc keeps glibc malloc; another value is refused', async () => {
     expect((await probe({ SERVICE_MALLOC: 'glibc' })).jemalloc).toBe(false);
-    const wrong = await runProcess('bash', ['scripts/start.sh', '-e', ''], { env: { ...process.env, SERVICE_MALLOC: 'tcmalloc' } });
+    const wrong = await runProcess('bash', ['scripts/start.sh', '-e', ''], { env: { ...ENV, SERVICE_MALLOC: 'tcmalloc' } });
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toContain("SERVICE_MALLOC is 'jemalloc' (the default) or 'glibc', not 'tcmalloc'");
   });

@@ -3,7 +3,8 @@ import { startProcess, waitUntilReady, type Exit } from './processes.js';
 import { HASH_SECRET, databaseUrl } from './server.js';
 import { freePort } from '../../../scripts/lib/free-port.js';
 
-// The compiled service as its own process, as in production: what crashes it, kills it.
+// The compiled service as its own process, started as in production (scripts/start.sh, as `npm
+// start` runs it: its Node options and allocator): what crashes it, kills it.
 
 export interface ServerProcess {
   url: string;
@@ -19,7 +20,7 @@ export interface ServerProcess {
 
 
 /**
- * Starts `node dist/src/main.js` on a free port and waits until it answers HTTP; stopped after the
+ * Starts the compiled service on a free port and waits until it answers HTTP; stopped after the
  * test file at the latest. Without a PayHere merchant unless `env` gives one: a process that a test
  * kills must not be holding other tests' payment notifications from the shared job queue.
  */
@@ -28,7 +29,7 @@ const NO_PAYMENTS = { PAYHERE_MERCHANT_ID: '', PAYHERE_MERCHANT_SECRET: '', PAYH
 export async function startServerProcess(env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const port = await freePort();
   const docsPort = await freePort();
-  const server = startProcess(process.execPath, ['dist/src/main.js'], {
+  const server = startProcess('bash', ['scripts/start.sh'], {
     env: { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '', ...NO_PAYMENTS, ...env },
   });
   const url = `http://127.0.0.1:${port}`;
