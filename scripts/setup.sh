@@ -18,8 +18,7 @@ fi
 
 # jemalloc: the memory allocator scripts/start.sh runs the service with (README "Performance":
 # the memory allocator); without it the service runs on glibc's malloc, with more memory
-libraries="$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || /usr/sbin/ldconfig -p 2>/dev/null || true)"
-if [[ "$libraries" != *"libjemalloc.so.2 "* ]]; then
+if [ -z "$(jemalloc_library)" ]; then
   log "installing libjemalloc2 (the service's memory allocator)"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjemalloc2 >/dev/null
   else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjemalloc2 >/dev/null; fi ||

@@ -8,19 +8,16 @@
 # still run the API; with a script or code (-e), node runs that instead. Runs the `node` on PATH,
 # as `npm start` does.
 set -eu
-REPO_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 if [ "${SERVICE_MALLOC:-jemalloc}" = jemalloc ]; then
-  # this machine's own build: ldconfig also lists other architectures' copies
-  arch="$(uname -m | tr _ -)"
-  lib="$({ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || /usr/sbin/ldconfig -p 2>/dev/null || true; } |
-    awk -v arch="$arch" '/libjemalloc\.so\.2 / && index(tolower($0), arch) { found = $NF } END { print found }')"
+  lib="$(jemalloc_library)"
   if [ -n "$lib" ]; then
     export LD_PRELOAD="$lib${LD_PRELOAD:+ $LD_PRELOAD}"
   else
-    echo "[start.sh] libjemalloc2 is not installed (scripts/setup.sh installs it): glibc's malloc, 20-36 MB more memory under load" >&2
+    log "libjemalloc2 is not installed (scripts/setup.sh installs it): glibc's malloc, 20-36 MB more memory under load"
   fi
 elif [ "$SERVICE_MALLOC" != glibc ]; then
-  echo "[start.sh] SERVICE_MALLOC is 'jemalloc' (the default) or 'glibc', not '$SERVICE_MALLOC'" >&2
+  log "SERVICE_MALLOC is 'jemalloc' (the default) or 'glibc', not '$SERVICE_MALLOC'"
   exit 2
 fi
 only_options=yes

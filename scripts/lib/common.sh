@@ -13,6 +13,15 @@ NPM_TARBALL_SHA512="ztsxKxt/kkIaAs+2i0GU6I+DRmUdrNasxTZKJe9TCdSjKxlhah/4r/hl5ygM
 
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 
+# The path of this machine's own build of jemalloc (Debian's libjemalloc2), empty when it is not
+# installed: ldconfig also lists other architectures' copies, and may be off a non-root PATH.
+jemalloc_library() {
+  local arch
+  arch="$(uname -m | tr _ -)"
+  { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || /usr/sbin/ldconfig -p 2>/dev/null || true; } |
+    awk -v arch="$arch" '/libjemalloc\.so\.2 / && index(tolower($0), arch) { found = $NF } END { print found }'
+}
+
 # Downloads an npm registry tarball, checks its sha512 integrity and unpacks it into $2.
 fetch_registry_package() {
   local url="$1" dest="$2" sha512="$3" tmp actual
