@@ -34,11 +34,13 @@ export interface AdmissionRequest {
   at: Date;
   windowStart: Date;
   periods: CounterPeriods;
+  /** Also read the key's month per endpoint once this request is counted (GET /usage), in the same call. */
+  withUsage: boolean;
 }
 
 export type AdmissionOutcome = 'unknown_key' | 'revoked' | 'expired' | 'no_subscription' | 'read_only' | 'address_not_allowed' | 'limited' | 'admitted';
 
-/** What authenticate_and_admit found and decided (Migration20261125000000). */
+/** What authenticate_and_admit found and decided (Migration20261125000000, Migration20261126000000). */
 export interface AdmissionFigures {
   outcome: AdmissionOutcome;
   /** Set from `revoked` on. */
@@ -59,6 +61,8 @@ export interface AdmissionFigures {
   thisMonth: number;
   /** Version of the plan catalogue as this call saw it. */
   catalogueVersion: string;
+  /** Asked `withUsage` and admitted: the key's month per endpoint, this request counted, in endpoint order; else null. */
+  monthUsage: EndpointUsage[] | null;
 }
 
 interface AdmissionRow {
@@ -89,6 +93,7 @@ interface AdmissionRow {
   today: number | null;
   this_month: number | null;
   catalogue_version: string | null;
+  month_usage?: { endpoint: string; requests: number; tokens: number; cost: number }[] | null;
 }
 
 const PLAN_COLUMNS = `id as plan_id, code as plan_code, name as plan_name, description as plan_description, price_lkr::float8 as price_lkr,
@@ -137,6 +142,7 @@ export interface EndpointUsage {
 
 // Named statements: each pooled connection parses and plans them once.
 const ADMIT = 'select * from authenticate_and_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
+const ADMIT_WITH_USAGE = 'select * from authenticate_and_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true)';
 const LISTED_PLANS = `select ${PLAN_COLUMNS} from plan where listed order by sort_order`;
 // Committed without waiting for the WAL's flush to disk (synchronous_commit off for this
 // statement's transaction only): the outcomes are visible to every reader at once, so GET /usage
@@ -161,8 +167,6 @@ const WRITE_OUTCOMES = `with commit_mode as (select set_config('synchronous_comm
   on conflict (api_key_id, month, endpoint) do update set tokens = e.tokens + excluded.tokens, cost_usd = e.cost_usd + excluded.cost_usd`;
 const DEADLOCK_DETECTED = '40P01';
 const DEADLOCK_ATTEMPTS = 3;
-const USAGE_BY_ENDPOINT = `select endpoint, requests, tokens::float8 as tokens, cost_usd::float8 as cost
-  from endpoint_usage where api_key_id = $1 and month = $2 order by endpoint`;
 
 export class RequestLog {
   private pool: Pool | undefined;
@@ -181,11 +185,13 @@ export class RequestLog {
    * key from any number of server processes are counted one after another. An admitted request
    * gets its log row (without a status yet), one more on its day and month counters, and the
    * key's last use; the key's state and its plan are read in the same call, so a revocation or a
-   * plan change applies to the next request.
+   * plan change applies to the next request. Asked for, the key's usage of the month comes back
+   * from the same call.
    */
   async admit(input: AdmissionRequest): Promise<AdmissionFigures> {
     const { request, periods } = input;
-    const [row] = await this.query<AdmissionRow>('authenticate_and_admit', ADMIT, [
+    const [name, text] = input.withUsage ? ['authenticate_and_admit_usage', ADMIT_WITH_USAGE] : ['authenticate_and_admit', ADMIT];
+    const [row] = await this.query<AdmissionRow>(name, text, [
       input.keyHash,
       input.write,
       input.clientIp,
@@ -212,6 +218,7 @@ export class RequestLog {
       today: row.today ?? 0,
       thisMonth: row.this_month ?? 0,
       catalogueVersion: row.catalogue_version ?? '',
+      monthUsage: row.month_usage?.map((e) => ({ endpoint: e.endpoint, requests: e.requests, tokens: e.tokens, costUsd: e.cost })) ?? null,
     };
   }
 
@@ -243,12 +250,6 @@ export class RequestLog {
       outcomes.map((o) => o.durationMs),
       outcomes.map((o) => o.storeId),
     ]);
-  }
-
-  /** The key's requests of a UTC month (`YYYY-MM-DD` of its first day), summed per endpoint, in endpoint order. */
-  async usageByEndpoint(keyId: string, month: string): Promise<EndpointUsage[]> {
-    const rows = await this.query<{ endpoint: string; requests: number; tokens: number; cost: number }>('usage_by_endpoint', USAGE_BY_ENDPOINT, [keyId, month]);
-    return rows.map((row) => ({ endpoint: row.endpoint, requests: row.requests, tokens: row.tokens, costUsd: row.cost }));
   }
 }
 

@@ -1,9 +1,10 @@
 import { usageReport } from '../domain/usage/usage.js';
 import type { Handler } from './types.js';
 
-export const getUsage: Handler<'getUsage'> = async ({ requests, principal, now }) => {
-  const report = await usageReport(requests, principal, now);
-  return {
+export const getUsage: Handler<'getUsage'> = ({ usage, principal }) => {
+  if (!usage) throw new Error('GET /usage was admitted without the month\'s usage');
+  const report = usageReport(usage, principal.plan);
+  return Promise.resolve({
     body: {
       total_requests: report.totalRequests,
       total_tokens: report.totalTokens,
@@ -20,5 +21,5 @@ export const getUsage: Handler<'getUsage'> = async ({ requests, principal, now }
       quota_remaining: report.quotaRemaining,
       quota_percentage: report.quotaPercentage,
     },
-  };
+  });
 };

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Plan } from '../db/entities.js';
-import type { RequestLog } from '../db/request-log.js';
 import type { operations } from '../generated/api-types.js';
 import type { KeylessOperation, WebhookOperation } from '../generated/contract-values.js';
 import type { Principal } from '../domain/keys/principal.js';
+import type { MonthUsage } from '../domain/usage/usage.js';
 import type { SignedIn } from '../domain/sign-in/sessions.js';
 import type { UploadedFile } from '../domain/uploaded-file.js';
 import type { Services } from '../services.js';
@@ -47,8 +47,8 @@ export interface HandlerInput<K extends ApiOperationId> {
   principal: Principal;
   /** A unit of work, made on first use: the light calls never need one. */
   em: EntityManager;
-  /** The request log's prepared statements (usage figures), without a unit of work. */
-  requests: RequestLog;
+  /** The key's usage of the month as this request's admission read it: for the operations that report it (USAGE_AT_ADMISSION in src/http/api.ts), else null. */
+  usage: MonthUsage | null;
   /** The plans GET /plans lists, as current as this request's admission. */
   listedPlans: () => Promise<Plan[]>;
   now: Date;

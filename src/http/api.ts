@@ -33,6 +33,8 @@ export interface ApiDeps {
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** The operations whose answer is the key's usage: their admission reads it in the same database call. */
+const USAGE_AT_ADMISSION: ReadonlySet<string> = new Set<ApiOperationId>(['getUsage']);
 
 function setWindowHeaders(ctx: Ctx, window: WindowHeaders): void {
   ctx.set('X-RateLimit-Limit', String(window.limit));
@@ -89,7 +91,12 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
     try {
       admission = await admit(
         deps.requests,
-        { keyHash, clientIp: ctx.ip, request: { requestId: ctx.state.requestId, method: ctx.method, endpoint: endpointName(c.operation.method, c.operation.path) } },
+        {
+          keyHash,
+          clientIp: ctx.ip,
+          request: { requestId: ctx.state.requestId, method: ctx.method, endpoint: endpointName(c.operation.method, c.operation.path) },
+          withUsage: USAGE_AT_ADMISSION.has(c.operation.operationId!),
+        },
         now,
       );
     } catch (error) {
@@ -189,7 +196,7 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCa
       get em() {
         return ctx.state.em;
       },
-      requests: deps.requests,
+      usage: admission.usage,
       listedPlans: () => catalogue.listed(admission.catalogueVersion),
       now: deps.clock.now(),
       services: deps.services,

@@ -2,8 +2,10 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { newKey, newPlan } from './support/accounts.js';
 import { ManualClock } from './support/clock.js';
 import { apiClient } from './support/contract.js';
-import { startServer, type TestServer } from './support/server.js';
+import { HASH_SECRET, startServer, type TestServer } from './support/server.js';
 import { RequestLog } from '../../src/db/request-log.js';
+import { admit } from '../../src/domain/limits/limiter.js';
+import { hashKey } from '../../src/domain/keys/key-format.js';
 
 let server: TestServer;
 const clock = new ManualClock('2026-07-15T09:30:00.000Z');
@@ -100,5 +102,40 @@ describe('GET /api/v1/dev/usage', () => {
       quota_remaining: 1997,
       quota_percentage: 0.15,
     });
+  });
+
+  test('the admission reads the month in the same call, its own request counted; refused, it reads nothing; the function of the code before still admits', async () => {
+    clock.set('2026-08-03T10:00:00.000Z');
+    const plan = await newPlan(server.orm, { perMinute: 2, perDay: 100, perMonth: 100 });
+    const { key } = await newKey(server.orm, { plan, now: clock.now() });
+    const requests = new RequestLog(server.orm);
+    const call = (endpoint: string, withUsage: boolean) => ({ keyHash: hashKey(key, HASH_SECRET), clientIp: '127.0.0.1', request: { requestId: 'r', method: 'GET', endpoint }, withUsage });
+
+    const plans = await admit(requests, call('/api/v1/dev/plans', false), new Date('2026-08-03T10:00:00.000Z'));
+    expect(plans.admitted && plans.usage).toBe(null);
+    const usage = await admit(requests, call('/api/v1/dev/usage', true), new Date('2026-08-03T10:00:01.000Z'));
+    expect(usage.admitted && usage.usage).toEqual({
+      periods: { day: '2026-08-03', month: '2026-08-01' },
+      byEndpoint: [
+        { endpoint: '/api/v1/dev/plans', requests: 1, tokens: 0, costUsd: 0 },
+        { endpoint: '/api/v1/dev/usage', requests: 1, tokens: 0, costUsd: 0 },
+      ],
+    });
+    // the minute's third request is over the plan's limit of two
+    const refused = await admit(requests, call('/api/v1/dev/usage', true), new Date('2026-08-03T10:00:02.000Z'));
+    expect(refused.admitted).toBe(false);
+
+    // a process still running the code before calls the 10-argument function: it admits and counts as before
+    const [before] = await server.orm.em.fork().getConnection().execute<{ outcome: string; this_month: number }[]>(
+      `select outcome, this_month from authenticate_and_admit(?, false, '127.0.0.1', 'r', 'GET', '/api/v1/dev/plans',
+        '2026-08-03T10:01:30Z', '2026-08-03T10:00:30Z', '2026-08-03', '2026-08-01')`,
+      [hashKey(key, HASH_SECRET)],
+    );
+    expect(before).toEqual({ outcome: 'admitted', this_month: 2 });
+    const after = await admit(requests, call('/api/v1/dev/usage', true), new Date('2026-08-03T10:01:31.000Z'));
+    expect(after.admitted && after.usage?.byEndpoint.map((e) => [e.endpoint, e.requests])).toEqual([
+      ['/api/v1/dev/plans', 2],
+      ['/api/v1/dev/usage', 2],
+    ]);
   });
 });

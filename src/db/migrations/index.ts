@@ -14,6 +14,7 @@ import { Migration20261124100000_webhooks } from './Migration20261124100000_webh
 import { Migration20261124200000_usage_by_endpoint } from './Migration20261124200000_usage_by_endpoint.js';
 import { Migration20261124300000_window_reset } from './Migration20261124300000_window_reset.js';
 import { Migration20261125000000_window_sequence } from './Migration20261125000000_window_sequence.js';
+import { Migration20261126000000_usage_at_admission } from './Migration20261126000000_usage_at_admission.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124200000_usage_by_endpoint', class: Migration20261124200000_usage_by_endpoint },
   { name: 'Migration20261124300000_window_reset', class: Migration20261124300000_window_reset },
   { name: 'Migration20261125000000_window_sequence', class: Migration20261125000000_window_sequence },
+  { name: 'Migration20261126000000_usage_at_admission', class: Migration20261126000000_usage_at_admission },
 ];

@@ -1,4 +1,5 @@
 import type { LoggedRequest, RequestLog } from '../../db/request-log.js';
+import type { MonthUsage } from '../usage/usage.js';
 import { keyRefusal } from '../keys/authenticate.js';
 import type { Principal } from '../keys/principal.js';
 import { checkKeyRestrictions, isReadMethod, parsedAddress } from '../keys/restrictions.js';
@@ -7,7 +8,7 @@ import { decide, windowHeaders, WINDOW_MS, type Limits, type WindowHeaders } fro
 import { LimitExceededError, type LimitKind, type ServiceError } from '../errors.js';
 
 export type Admission =
-  | { admitted: true; principal: Principal; logId: string; catalogueVersion: string; window: WindowHeaders }
+  | { admitted: true; principal: Principal; logId: string; catalogueVersion: string; window: WindowHeaders; usage: MonthUsage | null }
   | { admitted: false; principal: Principal; window: WindowHeaders; error: ServiceError };
 
 export interface AdmissionCall {
@@ -16,6 +17,8 @@ export interface AdmissionCall {
   /** The client's address as the HTTP layer sees it. */
   clientIp: string;
   request: LoggedRequest;
+  /** Also read the key's usage of the month, this request counted (GET /usage), in the same call. */
+  withUsage?: boolean;
 }
 
 function limitsOf(principal: Principal): Limits {
@@ -31,6 +34,7 @@ function limitsOf(principal: Principal): Limits {
  * refusals for restrictions and limits come back with the minute window's headers.
  */
 export async function admit(requests: RequestLog, call: AdmissionCall, now: Date): Promise<Admission> {
+  const periods = { day: utcDate(startOfUtcDay(now)), month: utcDate(startOfUtcMonth(now)) };
   const figures = await requests.admit({
     keyHash: call.keyHash,
     write: !isReadMethod(call.request.method),
@@ -38,7 +42,8 @@ export async function admit(requests: RequestLog, call: AdmissionCall, now: Date
     request: call.request,
     at: now,
     windowStart: new Date(now.getTime() - WINDOW_MS),
-    periods: { day: utcDate(startOfUtcDay(now)), month: utcDate(startOfUtcMonth(now)) },
+    periods,
+    withUsage: call.withUsage ?? false,
   });
   if (figures.outcome === 'unknown_key') throw keyRefusal('invalid');
   if (figures.outcome === 'revoked') throw keyRefusal('revoked');
@@ -74,6 +79,7 @@ export async function admit(requests: RequestLog, call: AdmissionCall, now: Date
     logId: figures.logId!,
     catalogueVersion: figures.catalogueVersion,
     window: windowHeaders(limits.perMinute, counts.inWindow + 1, counts.oldestInWindow ?? now, now),
+    usage: figures.monthUsage && { periods, byEndpoint: figures.monthUsage },
   };
 }
 

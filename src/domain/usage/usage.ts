@@ -1,7 +1,5 @@
 import type { Plan } from '../../db/entities.js';
-import type { RequestLog } from '../../db/request-log.js';
-import type { Principal } from '../keys/principal.js';
-import { startOfUtcMonth, utcDate } from '../limits/periods.js';
+import type { CounterPeriods, EndpointUsage } from '../../db/request-log.js';
 
 export interface UsageReport {
   totalRequests: number;
@@ -15,10 +13,15 @@ export interface UsageReport {
   quotaPercentage: number;
 }
 
-/** Usage of the calling key in the current billing period (the UTC calendar month). */
-export async function usageReport(requests: RequestLog, principal: Principal, now: Date): Promise<UsageReport> {
-  const from = startOfUtcMonth(now);
-  const rows = await requests.usageByEndpoint(principal.keyId, utcDate(from));
+/** A key's usage of the month as its request's admission read it (src/domain/limits/limiter.ts). */
+export interface MonthUsage {
+  /** the request's day (the period's last so far) and month (its first day), `YYYY-MM-DD` in UTC */
+  periods: CounterPeriods;
+  byEndpoint: EndpointUsage[];
+}
+
+/** Usage of the calling key in the current billing period (the UTC calendar month), up to its admitted request. */
+export function usageReport({ periods, byEndpoint: rows }: MonthUsage, plan: Plan): UsageReport {
   const byEndpoint: Record<string, number> = {};
   let totalRequests = 0;
   let totalTokens = 0;
@@ -29,15 +32,15 @@ export async function usageReport(requests: RequestLog, principal: Principal, no
     totalTokens += row.tokens;
     totalCostUsd += row.costUsd;
   }
-  const quota = principal.plan.monthlyQuota;
+  const quota = plan.monthlyQuota;
   return {
     totalRequests,
     totalTokens,
     totalCostUsd: Math.round(totalCostUsd * 1e6) / 1e6,
     byEndpoint,
-    periodStart: utcDate(from),
-    periodEnd: utcDate(now),
-    plan: principal.plan,
+    periodStart: periods.month,
+    periodEnd: periods.day,
+    plan,
     quotaRemaining: Math.max(0, quota - totalRequests),
     quotaPercentage: quotaPercentage(totalRequests, quota),
   };
