@@ -11,9 +11,12 @@
 //   chromium   Chromium's print to PDF of an HTML page (HarfBuzz shaping, Skia)
 //   libreoffice  LibreOffice Writer's PDF export of the same HTML
 //   pango      pango-view's PDF (cairo), one page at a time, joined by pdfunite
-// and password-protected.pdf, LibreOffice's English pages that open only with the password "fixture".
+// and password-protected.pdf, LibreOffice's English pages that open only with the password "fixture";
+// libreoffice-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil, whose pulli (்) readers see
+// detached from its letter; and ghostscript-<language>.pdf, Chromium's Sinhala and Tamil files
+// passed through Ghostscript's pdfwrite, which garbles their text layer (the reader refuses them).
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
-//   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core
+//   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core ghostscript
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -110,6 +113,10 @@ function libreoffice(htmlFile, out, work, filter = 'pdf:writer_pdf_Export') {
   writeFileSync(out, readFileSync(path.join(dir, path.basename(htmlFile).replace(/\.html$/, '.pdf'))));
 }
 
+function ghostscript(input, out) {
+  run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-sOutputFile=${out}`, input]);
+}
+
 function pango(pages, { family }, out, work) {
   const parts = pages.map((paragraphs, i) => {
     const text = path.join(work, `pango-${i}.txt`);
@@ -136,7 +143,14 @@ try {
     libreoffice(htmlFile, path.join(OUT, `libreoffice-${language}.pdf`), work);
     pango(pages, spec, path.join(OUT, `pango-${language}.pdf`), work);
     console.log(`${language}: ${pages.length} pages by pdfkit, chromium, libreoffice, pango`);
+    if (language === 'english') continue;
+    ghostscript(path.join(OUT, `chromium-${language}.pdf`), path.join(OUT, `ghostscript-${language}.pdf`));
+    console.log(`ghostscript-${language}.pdf: chromium's file through Ghostscript's pdfwrite`);
   }
+  const serifHtml = path.join(work, 'tamil-serif.html');
+  writeFileSync(serifHtml, html(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }));
+  libreoffice(serifHtml, path.join(OUT, 'libreoffice-serif-tamil.pdf'), work);
+  console.log('libreoffice-serif-tamil.pdf: Tamil pages in Noto Serif Tamil by libreoffice');
   // a file that opens only with a password, for the refusal that says so
   const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
   libreoffice(path.join(work, 'english.html'), path.join(OUT, 'password-protected.pdf'), work, `pdf:writer_pdf_Export:${JSON.stringify(encrypt)}`);

@@ -10,7 +10,7 @@ import { extractDocument } from '../src/domain/documents/extract.js';
 import { joinPages } from '../src/domain/documents/pages.js';
 import { ServiceError } from '../src/domain/errors.js';
 import { WorkerPool } from '../src/worker-pool/pool.js';
-import { commandLine, usageError } from './lib/command-line.js';
+import { callerPath, commandLine, usageError } from './lib/command-line.js';
 
 const USAGE = `usage: npm run extract -- <file>
 Prints the text the service reads from a PDF, .txt or .md file, each page after a
@@ -26,7 +26,7 @@ if (parsed.values.help) {
   process.exit(0);
 }
 if (parsed.positionals.length !== 1) usage('give exactly one file');
-const file = parsed.positionals[0]!;
+const file = callerPath('extract', parsed.positionals[0]!);
 
 let work;
 try {

@@ -18,7 +18,7 @@ import { ServiceError } from '../src/domain/errors.js';
 import { checkMetadata, EmbeddingFailedError, ingestDocument, type MetadataInput } from '../src/domain/ingestion/ingest.js';
 import { DEFAULT_STORE, ensureStore } from '../src/domain/stores/stores.js';
 import { createServices } from '../src/services.js';
-import { commandLine, usageError } from './lib/command-line.js';
+import { callerPath, commandLine, usageError } from './lib/command-line.js';
 
 interface Item {
   file: string;
@@ -79,7 +79,7 @@ function manifestItem(entry: unknown, position: number, count: number, dir: stri
 
 async function items(): Promise<Item[]> {
   if (values.manifest) {
-    const path = resolve(values.manifest);
+    const path = callerPath('ingest', values.manifest);
     let list: unknown;
     try {
       list = JSON.parse(await readFile(path, 'utf8'));
@@ -92,7 +92,7 @@ async function items(): Promise<Item[]> {
   if (positionals.length === 0) fail('no files given');
   if (values.name && positionals.length > 1) fail('--name applies to a single file');
   const metadata = { subject: values.subject, grade: values.grade, category: values.category, language: values.language, year: values.year };
-  return positionals.map((file) => ({ file: resolve(file), name: values.name ?? basename(file), metadata }));
+  return positionals.map((file) => ({ file: callerPath('ingest', file), name: values.name ?? basename(file), metadata }));
 }
 
 /** Who may read the store, from --account / --shared: refused unless stated for any store but `default`. */

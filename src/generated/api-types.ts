@@ -3020,7 +3020,7 @@ export interface components {
             state: components["schemas"]["DocumentState"];
             /**
              * @description Why a `failed` document could not be indexed and what to do about it; `null` in the other states.
-             * @example notes.pdf has no extractable text (scanned images are not supported)
+             * @example notes.pdf has no extractable text (scanned images are not supported): run it through OCR (text recognition) first, or upload the document it was made from
              */
             failure_reason: string | null;
             metadata: components["schemas"]["DocumentMetadata"];

@@ -1,8 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
-import { legacyFontProblem, legacySinhalaFont } from '../domain/documents/legacy-fonts.js';
+import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
+import { textLayerProblem } from '../domain/documents/text-layer.js';
 import { OverBudgetError } from '../domain/ports/heavy-work.js';
 
 // The `pdfText` step with poppler's command-line tools (Debian poppler-utils). pdftotext reads
@@ -90,6 +91,8 @@ function popplerError(stderr: string): Error {
     // the name extract.ts knows for a file that needs a password
     return Object.assign(new Error('it is password-protected'), { name: 'PasswordException' });
   }
+  // pdfinfo's words for a file whose page tree is empty
+  if (/last page \(0\)/.test(stderr)) return new Error('it has no pages');
   const last = stderr.trim().split('\n').at(-1)?.replace(/^(Syntax |Command Line |Internal )?Error( \(\d+\))?: /, '');
   return new Error(last ? `it cannot be parsed (${last})` : 'it cannot be parsed');
 }
@@ -106,7 +109,8 @@ function fontNames(table: string): string[] {
 
 /**
  * The text of every page, in order, repaired and normalised; empty strings for pages without
- * text. A file in a legacy Sinhala font is refused (src/domain/documents/legacy-fonts.ts). The
+ * text. A file in a legacy Sinhala or Tamil font is refused (src/domain/documents/legacy-fonts.ts), and so
+ * is one whose text cannot be what its pages show (src/domain/documents/text-layer.ts). The
  * `pdfText` step of src/domain/ports/heavy-work.ts; errors complete "<file> is not a readable PDF: ".
  */
 export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promise<string[]> {
@@ -116,10 +120,13 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   const pages = Number(/^Pages:\s+(\d+)$/m.exec(info)?.[1] ?? 0);
   if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages; at most ${MAX_PAGES} are read`);
   if (pages === 0) return [];
-  const legacy = legacySinhalaFont(fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits)));
+  const legacy = legacyFont(fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits)));
   if (legacy) throw new Error(legacyFontProblem(legacy));
   // the default mode reads in reading order (the README has the comparison with -raw and
   // -layout); each page ends with a form feed
   const text = await tool('pdftotext', ['-enc', 'UTF-8', '-l', String(pages), '-', '-'], bytes, limits);
-  return finishPdfPages(text.split('\f').slice(0, pages));
+  const read = finishPdfPages(text.split('\f').slice(0, pages));
+  const problem = textLayerProblem(read, /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim());
+  if (problem) throw new Error(problem);
+  return read;
 }

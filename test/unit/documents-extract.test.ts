@@ -61,7 +61,7 @@ describe('extractDocument: PDFs', () => {
 
   test('a PDF without any text is refused', async () => {
     expect((await failure('scan.pdf', pdfWithPages(['', '']))).message).toBe(
-      'scan.pdf has no extractable text (scanned images are not supported)',
+      'scan.pdf has no extractable text (scanned images are not supported): run it through OCR (text recognition) first, or upload the document it was made from',
     );
   });
 

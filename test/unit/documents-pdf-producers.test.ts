@@ -103,3 +103,24 @@ describe('the PDF reader on the files of each producer', () => {
     for (const language of LANGUAGES) expect(expected[language]!.length).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('fonts and tools that break words or the text layer', () => {
+  const read = (name: string) => readPdfPages(new Uint8Array(readFileSync(new URL(name, FIXTURES))), LIMITS);
+
+  test('Noto Serif Tamil by LibreOffice: a pulli the reader sees apart from its letter is joined to it again', async () => {
+    const url = new URL('libreoffice-serif-tamil.pdf', FIXTURES);
+    const service = wordAccuracy(expected.tamil!, await read('libreoffice-serif-tamil.pdf'));
+    const before = wordAccuracy(expected.tamil!, await repaired(pdftotext())(fileURLToPath(url), new Uint8Array()));
+    console.log(`libreoffice-serif-tamil: ${service.toFixed(3)} of words exactly right; ${before.toFixed(3)} without joining`);
+    // the font also leaves gaps after a pulli inside words (இலங் கையின்), which no text rule can tell from spaces
+    expect(service).toBeGreaterThan(before + 0.1);
+    expect((await read('libreoffice-serif-tamil.pdf')).join(' ')).not.toMatch(/(^|\s)[\u0BBE-\u0BC2\u0BCA-\u0BCD]/u);
+  });
+
+  test.each(['sinhala', 'tamil'])('Chromium %s through Ghostscript: refused, saying why, which tool made it and what to do', async (language) => {
+    const error = await read(`ghostscript-${language}.pdf`).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(
+      /^its text layer does not match what its pages show: \d+ of its \d+ Sinhala and Tamil words have letters of other scripts inside \(for example '.+'\), which happens when a tool rewrites a file's fonts \(this file was made by GPL Ghostscript [\d.]+\)\. Export or print it again from the original document/,
+    );
+  });
+});

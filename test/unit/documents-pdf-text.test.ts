@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
-import { repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
+import { joinDetachedSigns, repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
 import { readPdfPages } from '../../src/worker-pool/poppler.js';
 
 const LIMITS = { cpuMs: 10_000, memoryMb: 512 };
@@ -80,5 +80,25 @@ describe.each([
     const copy = new Uint8Array(bytes);
     await readPdfPages(copy, LIMITS);
     expect(copy).toEqual(new Uint8Array(bytes));
+  });
+});
+
+describe('joinDetachedSigns', () => {
+  test.each([
+    ['a Tamil pulli after a gap', 'இலங ் கையின ்', 'இலங் கையின்'],
+    ['a Tamil pulli put on the next line', 'இலங\n் கையின\n் நீர்', 'இலங் கையின் நீர்'],
+    ['a Tamil vowel sign after a gap', 'தமிழ் க ா', 'தமிழ் கா'],
+    ['a Sinhala conjunct broken at the line end', 'ප්‍\nරමාණයෙන්', 'ප්‍රමාණයෙන්'],
+    ['a Sinhala al-lakuna after a gap', 'ලංකාවේ කොටස ්', 'ලංකාවේ කොටස්'],
+  ])('%s', (_, read, joined) => {
+    expect(joinDetachedSigns(read)).toBe(joined);
+  });
+
+  test.each([
+    ['ordinary Sinhala and Tamil', 'ශ්‍රී ලංකාවේ ක්‍රියාවලිය. இலங்கையின் நீர் வளம்.'],
+    ['signs drawn before their letter, as visual order starts words with them', 'ෙකාටස් ேதைவயான'],
+    ['a ZWJ conjunct before a space that is not followed by a consonant', 'ර්‍ 1'],
+  ])('leaves %s as it is', (_, text) => {
+    expect(joinDetachedSigns(text)).toBe(text);
   });
 });

@@ -1,25 +1,44 @@
-// Sinhala documents typed before Unicode took hold, many school papers among them, use fonts of
-// the FM and DL families (FMAbhaya, FMBindumathi, DL-Manel...). They draw Sinhala letters in the
-// places of Latin ones, so the PDF's text is Latin letters ("Y%S ,xld" for ශ්‍රී ලංකා) that no
-// search in Sinhala finds. No well-kept mapping to Unicode exists for all of them (the converters
-// on PyPI are young, one-maintainer packages), so such a file is refused, naming the font.
+// Sinhala and Tamil documents typed before Unicode took hold, many school papers among them, use
+// fonts that draw Sinhala or Tamil letters in the places of Latin ones: FMAbhaya, DL-Manel...
+// (Sinhala), Bamini, the TAM/TAB and Shree-Tam fonts (Tamil). The PDF's text is then Latin
+// letters ("Y%S ,xld" for ශ්‍රී ලංකා) that no search in Sinhala or Tamil finds. No well-kept
+// mapping to Unicode exists for all of them (the converters on PyPI are young, one-maintainer
+// packages), so such a file is refused, naming the font.
 
-/** FM or DL, then the name's capitalised rest; a subset prefix (ABCDEF+) may come first. */
-const LEGACY_SINHALA = /^(?:[A-Z]{6}\+)?((?:FM|DL)[-_]?[A-Z][A-Za-z]*(?:[-_,][A-Za-z]+)*)$/;
+/** A legacy font's name, and the language whose letters it hides. */
+export interface LegacyFont {
+  font: string;
+  language: 'Sinhala' | 'Tamil';
+}
 
-/** The first of a PDF's font names that belongs to a legacy (non-Unicode) Sinhala family. */
-export function legacySinhalaFont(fontNames: string[]): string | undefined {
+// a subset prefix (ABCDEF+) may come first; a style may follow (-Bold, ,Italic)
+const FAMILIES: { language: LegacyFont['language']; name: RegExp }[] = [
+  // FM or DL, then the name's capitalised rest
+  { language: 'Sinhala', name: /^(?:[A-Z]{6}\+)?((?:FM|DL)[-_]?[A-Z][A-Za-z]*(?:[-_,][A-Za-z]+)*)$/ },
+  // Bamini (the Sri Lankan typewriter layout), TAM- and TAB- (India's TAM and TAB encodings), Shree-Tam- (ISFOC)
+  { language: 'Tamil', name: /^(?:[A-Z]{6}\+)?((?:Ba{1,2}mini|TA[MB]-[A-Za-z0-9]+|Shree-Tam-[A-Za-z0-9]+)(?:[-_,][A-Za-z0-9]+)*)$/ },
+];
+
+/** The first of a PDF's font names that belongs to a legacy (non-Unicode) Sinhala or Tamil family. */
+export function legacyFont(fontNames: string[]): LegacyFont | undefined {
   for (const name of fontNames) {
-    const match = LEGACY_SINHALA.exec(name);
-    if (match) return match[1];
+    for (const { language, name: family } of FAMILIES) {
+      const match = family.exec(name);
+      if (match) return { font: match[1]!, language };
+    }
   }
   return undefined;
 }
 
+const UNICODE_FONTS: Record<LegacyFont['language'], string> = {
+  Sinhala: 'Noto Sans Sinhala or Iskoola Pota',
+  Tamil: 'Noto Sans Tamil, Latha or Nirmala UI',
+};
+
 /** Why a file in a legacy font is refused; completes "<file> is not a readable PDF: ". */
-export function legacyFontProblem(font: string): string {
+export function legacyFontProblem({ font, language }: LegacyFont): string {
   return (
-    `its text is in ${font}, a legacy Sinhala font that stores Sinhala letters as Latin ones, so it cannot be searched. ` +
-    'Save it again with a Unicode Sinhala font (for example Noto Sans Sinhala or Iskoola Pota) and upload it again'
+    `its text is in ${font}, a legacy ${language} font that stores ${language} letters as Latin ones, so it cannot be searched. ` +
+    `Save it again with a Unicode ${language} font (for example ${UNICODE_FONTS[language]}) and upload it again`
   );
 }

@@ -54,10 +54,24 @@ export function repairVisualOrder(text: string): string {
   return out.normalize('NFC');
 }
 
+// Some fonts draw a mark (Tamil's pulli ், a vowel sign) as a glyph of its own, moved back onto
+// the letter before it (Noto Serif Tamil), and readers then see a gap before the mark, or put it
+// on the next line (LibreOffice's and cairo's files: இலங ் கையின ் for இலங்கையின்); LibreOffice
+// breaks a Sinhala line inside a conjunct, after its virama and ZWJ (ප්‍ | රමාණය). Correct text
+// never has a space before a mark that follows its letter, nor a ZWJ conjunct at a word's end,
+// so those spaces go. Signs drawn before their letter (ෙ, ே) may start a word in visual order.
+const DETACHED_SIGN = /\s+(?=[\u0D81-\u0D83\u0DCA\u0DCF-\u0DD8\u0DDC-\u0DDF\u0DF2\u0DF3\u0B82\u0BBE-\u0BC2\u0BCA-\u0BCD\u0BD7])/gu;
+const SPLIT_CONJUNCT = /(\u0DCA\u200D)\s+(?=[\u0D9A-\u0DC6])/gu;
+
+/** The text with the spaces that a font's detached marks or a line break put inside Sinhala and Tamil words removed. */
+export function joinDetachedSigns(text: string): string {
+  return text.replace(DETACHED_SIGN, '').replace(SPLIT_CONJUNCT, '$1');
+}
+
 /** Bounds the work one document can cause (a textbook has a few hundred pages). */
 export const MAX_PAGES = 2000;
 
-/** The pages a PDF reader gave, as the index sees them: repaired where in visual order, normalised. */
+/** The pages a PDF reader gave, as the index sees them: detached signs joined, repaired where in visual order, normalised. */
 export function finishPdfPages(pages: string[]): string[] {
-  return pages.map((page) => normalise(repairVisualOrder(page)).trim());
+  return pages.map((page) => normalise(repairVisualOrder(joinDetachedSigns(page))).trim());
 }
