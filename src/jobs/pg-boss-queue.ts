@@ -75,7 +75,12 @@ export class PgBossQueue implements JobQueue {
     await this.boss.work<Record<string, unknown>>(
       queue,
       {
+        // with NOTIFY on, pg-boss polls every 30 s by default, and a worker that has just finished a
+        // job waits for that poll unless a new job was sent meanwhile: a backlog (jobs sent while
+        // every worker was busy, or before this process started) would drain one job per worker
+        // every 30 s. NOTIFY still wakes idle workers at once.
         pollingIntervalSeconds: 1,
+        notifyPollingIntervalSeconds: 1,
         batchSize: 1,
         localConcurrency: options.concurrency ?? 1,
         ...(options.perGroup ? { groupConcurrency: options.perGroup } : {}),
