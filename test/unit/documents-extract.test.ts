@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { extractDocument as extractWith, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
 import { MAX_PAGES } from '../../src/domain/documents/pdf-text.js';
-import { pdfWithPages } from '../support/pdf.js';
+import { pdfFromObjects, pdfWithPages } from '../support/pdf.js';
 import { testPool } from './support/pool.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -69,6 +69,12 @@ describe('extractDocument: PDFs', () => {
     const error = await failure('grade10.pdf', utf8('%PDF-1.7\nthis is not really a PDF'));
     expect(error.message).toMatch(/^grade10\.pdf is not a readable PDF: \S/);
     expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  test('an empty .pdf file, and a PDF without pages, are refused saying so', async () => {
+    expect((await failure('upload.pdf', new Uint8Array())).message).toBe('upload.pdf is empty (0 bytes): upload the file again');
+    const noPages = pdfFromObjects(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>']);
+    expect((await failure('blank.pdf', noPages)).message).toBe('blank.pdf is not a readable PDF: it has no pages');
   });
 
   test('a PDF of more pages than are read is refused before its text is read', async () => {

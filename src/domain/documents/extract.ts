@@ -21,6 +21,7 @@ export async function extractDocument(fileName: string, bytes: Uint8Array, work:
   const extension = /\.[^./\\]+$/.exec(fileName.toLowerCase())?.[0] ?? '';
   const isPdf = startsWith(bytes, PDF_SIGNATURE);
   if (extension === '.pdf' || isPdf) {
+    if (bytes.length === 0) throw new UnreadableDocumentError(`${fileName} is empty (0 bytes): upload the file again`);
     if (!isPdf) throw new UnreadableDocumentError(`${fileName} is not a readable PDF: it does not start with ${PDF_SIGNATURE}`);
     if (extension !== '.pdf') {
       throw new UnreadableDocumentError(`${fileName} contains a PDF; name it with the .pdf extension and upload it again`);
