@@ -30,27 +30,30 @@ export interface NewEndpoint {
 
 export async function createEndpoint(em: EntityManager, network: WebhookNetwork, accountId: string, spec: NewEndpoint, now: Date): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const url = await checkEndpointUrl(spec.url, network);
-  if ((await em.count(WebhookEndpoint, { account: accountId })) >= MAX_ENDPOINTS_PER_ACCOUNT) {
-    throw new ConflictError(`This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most it may have: delete one first.`);
-  }
   const secret = newSecret();
-  const endpoint = em.create(WebhookEndpoint, {
-    id: randomUUID(),
-    account: accountId,
-    url,
-    description: spec.description ?? '',
-    eventTypes: [...new Set(spec.eventTypes)],
-    enabled: true,
-    disabledReason: null,
-    secret,
-    previousSecret: null,
-    previousSecretExpiresAt: null,
-    secretRotatedAt: null,
-    failingSince: null,
-    createdAt: now,
-    updatedAt: now,
+  // a transaction-scoped lock on the account makes its concurrent creations count one after another
+  const endpoint = await em.transactional(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`webhook-endpoints:${accountId}`]);
+    if ((await tx.count(WebhookEndpoint, { account: accountId })) >= MAX_ENDPOINTS_PER_ACCOUNT) {
+      throw new ConflictError(`This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most it may have: delete one first.`);
+    }
+    return tx.create(WebhookEndpoint, {
+      id: randomUUID(),
+      account: accountId,
+      url,
+      description: spec.description ?? '',
+      eventTypes: [...new Set(spec.eventTypes)],
+      enabled: true,
+      disabledReason: null,
+      secret,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      secretRotatedAt: null,
+      failingSince: null,
+      createdAt: now,
+      updatedAt: now,
+    });
   });
-  await em.flush();
   return { endpoint, secret };
 }
 
