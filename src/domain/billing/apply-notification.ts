@@ -9,6 +9,14 @@ import type { PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
 import { CANCEL_RECURRING_QUEUE } from './subscriptions.js';
 
 const MONTH_MS = 30 * 86_400_000;
+/**
+ * PayHere's signature covers the merchant, order, amount, currency and status, not the payment id
+ * or the next charge date: a next date further than two billing periods and a few days' grace
+ * from now is not believed (a copy of a real notice with a new payment id and a date years ahead
+ * would otherwise pay for those years). Two, because a notice delivered late may already name the
+ * charge after next.
+ */
+const MAX_AHEAD_MS = 65 * 86_400_000;
 
 /**
  * Applies one stored notification to the account it concerns, exactly once: the row is locked
@@ -60,7 +68,9 @@ async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now
   if (Number(event.amount) !== Number(order.amount) || event.currency !== order.currency) {
     return `ignored: paid ${event.amount} ${event.currency}, the order is ${order.amount} ${order.currency}`;
   }
-  const periodEnd = event.nextChargeOn && event.nextChargeOn > now ? event.nextChargeOn : new Date(now.getTime() + MONTH_MS);
+  const next = event.nextChargeOn;
+  const believable = next !== null && next > now && next.getTime() - now.getTime() <= MAX_AHEAD_MS;
+  const periodEnd = believable ? next : new Date(now.getTime() + MONTH_MS);
   const previousEnd = current ? subscription.currentPeriodEnd : null;
   // a renewal pays for the month before its next charge, whenever (and in whatever order) its notice arrives
   const periodStart = event.kind === 'renewed' ? monthBefore(periodEnd) : now;
