@@ -5138,6 +5138,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ApiKeyOk"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
             404: components["responses"]["DashboardNotFound"];
@@ -5282,6 +5283,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["CheckoutOk"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             404: components["responses"]["DashboardNotFound"];
             500: components["responses"]["InternalServerError"];

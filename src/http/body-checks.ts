@@ -5,11 +5,13 @@ import { invalidRequest } from './validation-message.js';
 
 /**
  * Refuses strings with unpaired UTF-16 surrogates (JSON allows the escapes, but no text holds
- * them and the search index rejects them), naming the field.
+ * them and the search index rejects them) or NUL characters (U+0000: PostgreSQL's text cannot
+ * hold one, and no field has a use for it), naming the field.
  */
 export function checkWellFormed(value: unknown, path = ''): void {
   if (typeof value === 'string') {
     if (!value.isWellFormed()) throw new InvalidRequestError(`Field '${path || 'body'}' contains an unpaired surrogate, which is not valid Unicode text.`);
+    if (value.includes('\u0000')) throw new InvalidRequestError(`Field '${path || 'body'}' contains a NUL character (U+0000), which no text field accepts.`);
   } else if (Array.isArray(value)) {
     value.forEach((item, i) => checkWellFormed(item, `${path}[${i}]`));
   } else if (value && typeof value === 'object') {

@@ -50,7 +50,9 @@ export function checkBodySpec(body: RequestBodySpec): void {
  */
 export async function readBody(ctx: Context, body: RequestBodySpec): Promise<unknown> {
   const types = Object.keys(body.content);
-  const type = types.find((t) => ctx.is(t));
+  // ctx.is knows no type for a request without a body (neither Content-Length nor
+  // Transfer-Encoding): its declared type is then matched by name, and the reader finds it empty
+  const type = types.find((t) => ctx.is(t)) ?? types.find((t) => t === ctx.request.type.trim().toLowerCase());
   if (!type) throw new UnsupportedContentTypeError(ctx.get('Content-Type') || '(none)', types.join(' or '));
   return READERS[type]!(ctx, body.operationId, body.content[type]!);
 }

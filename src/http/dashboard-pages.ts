@@ -28,7 +28,7 @@ import { csrfToken } from '../domain/sign-in/tokens.js';
 import spec from '../generated/openapi.json' with { type: 'json' };
 import { analyticsView, deliveryView, documentView, endpointView, keyView, knowledgeBaseView, sessionView } from '../handlers/index.js';
 import type { MediaTypeSpec } from './body-readers.js';
-import { validated } from './body-checks.js';
+import { checkWellFormed, validated } from './body-checks.js';
 import { readBodyText } from './body-text.js';
 import { readMultipartBody } from './multipart-body.js';
 import { ERROR_TABLE } from './error-table.js';
@@ -392,7 +392,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       }),
     },
     {
-      method: 'GET', path: /^\/dashboard\/keys\/([0-9a-f-]{36})\/revoke$/, signedIn: true,
+      method: 'GET', path: /^\/dashboard\/keys\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/revoke$/, signedIn: true,
       run: async (page, match) => {
         const key = await page.ctx.state.em.findOne(ApiKey, { id: match[1]!, account: page.session!.accountId });
         if (!key) throw new NotFoundError('No such key in your account.');
@@ -400,7 +400,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f-]{36})\/revoke$/, signedIn: true,
+      method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/revoke$/, signedIn: true,
       run: async (page, match) => {
         const em = page.ctx.state.em;
         await revokeKey(em, match[1]!, page.now, page.session!.accountId, page.session!.user.id);
@@ -408,7 +408,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f-]{36})\/roll$/, signedIn: true,
+      method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/roll$/, signedIn: true,
       run: orShow(keysPage)(async (page, match) => {
         const em = page.ctx.state.em;
         const graceMinutes = Math.min(10_080, Math.max(0, Math.floor(Number(page.form.grace_minutes) || 0)));
@@ -455,9 +455,9 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         render(page, 'webhook-secret', 'Your endpoint\'s signing secret', { endpoint: endpointView(endpoint), secret }, 201);
       }),
     },
-    { method: 'GET', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})$/, signedIn: true, run: (page, match) => webhookPage(page, match[1]!) },
+    { method: 'GET', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$/, signedIn: true, run: (page, match) => webhookPage(page, match[1]!) },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/test$/, signedIn: true,
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/test$/, signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         await sendTestEvent(page.ctx.state.em, page.session!.accountId, match[1]!, page.now);
@@ -465,7 +465,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/enabled$/, signedIn: true,
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/enabled$/, signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         await updateEndpoint(page.ctx.state.em, services.webhooks.network, page.session!.accountId, match[1]!, { enabled: page.form.enabled === 'true' }, page.now);
@@ -473,7 +473,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/rotate$/, signedIn: true,
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/rotate$/, signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         const { endpoint, secret } = await rotateSecret(page.ctx.state.em, page.session!.accountId, match[1]!, page.now);
@@ -481,7 +481,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/delete$/, signedIn: true,
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/delete$/, signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         await deleteEndpoint(page.ctx.state.em, page.session!.accountId, match[1]!);
@@ -489,7 +489,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f-]{36})\/deliveries\/([0-9a-f-]{36})\/redeliver$/, signedIn: true,
+      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/deliveries\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/redeliver$/, signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         await redeliver(page.ctx.state.em, page.session!.accountId, match[1]!, match[2]!, page.now);
@@ -599,6 +599,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
           page.form = Object.fromEntries(new URLSearchParams(await readBodyText(ctx, 16_384, 'a URL-encoded form')));
           // pages for signed-in people need the session's token; the others (log-in, links from mails) the origin check
           checkCrossSite(ctx, services.signIn, route.signedIn ? (session ?? undefined) : undefined, page.form.csrf_token);
+          checkWellFormed(page.form);
         }
         return await route.run(page, match);
       } catch (error) {

@@ -8,6 +8,7 @@ import { csrfTokenMatches } from '../domain/sign-in/tokens.js';
 import { keylessHandlers, type KeylessHandler } from '../handlers/index.js';
 import type { KeylessOperation } from '../generated/contract-values.js';
 import { readBody, type RequestBodySpec } from './body-readers.js';
+import { checkedParameters } from './parameters.js';
 import type { AppState } from './state.js';
 
 // The operations called without an API key: the dashboard's, signed in by its session cookie and
@@ -67,13 +68,15 @@ export function checkCrossSite(ctx: Ctx, settings: Services['signIn'], session: 
 function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
     checkCrossSite(ctx, deps.services.signIn, ctx.state.session, ctx.get('X-CSRF-Token') || undefined);
+    // after the cross-site check, so a missing CSRF token stays the contract's 403, not a 400
+    const parameters = checkedParameters(c, ctx);
     const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
     const input = body ? await readBody(ctx, { operationId: c.operation.operationId!, content: body.content }) : undefined;
     const result = await handler({
       body: input as never,
       rawBody: ctx.state.rawBody,
-      params: c.request.params as never,
-      query: c.request.query as never,
+      params: parameters.path as never,
+      query: parameters.query,
       session: ctx.state.session ?? null,
       presentedToken: ctx.cookies.get(SESSION_COOKIE),
       clientAddress: ctx.ip,

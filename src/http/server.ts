@@ -25,12 +25,19 @@ export function createHttpServer(app: Koa, log: Logger): Server {
     }
     const { status, detail } = PARSER_ERRORS[error.code ?? ''] ?? { status: 400, detail: MALFORMED };
     log.debug({ code: error.code, status }, 'unreadable request');
-    const body = JSON.stringify({ detail });
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    answerAndClose(socket, status, detail);
   });
+  // Node hands CONNECT (a proxy's tunnel) to this event, not to the app, and closes the connection
+  // unanswered when nothing listens: this server is no proxy
+  server.on('connect', (_req, socket: Socket) => answerAndClose(socket, 405, 'CONNECT is not supported: this server is not a proxy.'));
   return server;
+}
+
+function answerAndClose(socket: Socket, status: number, detail: string): void {
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Listens on host:port; resolves once the server accepts connections. */

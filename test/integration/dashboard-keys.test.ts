@@ -95,6 +95,20 @@ describe('API keys in the dashboard', () => {
     expect(audit.events.some((e) => e.subject === data!.api_key.display_prefix)).toBe(false);
   });
 
+  test('key ids, names and order ids that cannot be stored are refused as bad requests or not found, never a database error', async () => {
+    const browser = await subscribedBrowser('hostile');
+    const header = { 'X-CSRF-Token': browser.csrf! };
+    const notUuid = await browser.client.POST('/dashboard/api/keys/{key_id}/revoke', { params: { path: { key_id: 'not-a-uuid' }, header } });
+    expect(notUuid.response.status).toBe(400);
+    const nulName = await browser.client.POST('/dashboard/api/keys', { params: { header }, body: { name: 'a\u0000b' } });
+    expect(nulName.response.status).toBe(400);
+    expect((await browser.client.GET('/dashboard/api/checkout/{order_id}', { params: { path: { order_id: 'ord_x\u0000' } } })).response.status).toBe(400);
+    // the pages take only well-formed ids; anything else is an unknown page
+    expect((await browser.page('/dashboard/keys/------------------------------------/revoke')).status).toBe(404);
+    expect((await browser.submit('/dashboard/keys/------------------------------------/revoke')).status).toBe(404);
+    expect((await browser.submit('/dashboard/keys', { name: 'a\u0000b' })).status).toBe(400);
+  });
+
   test('dashboard operations do not count toward the API limits of the account\'s keys', async () => {
     const browser = await subscribedBrowser('uncounted');
     const { data } = await createKey(browser, { name: 'counted' });

@@ -111,6 +111,20 @@ describe('requests the HTTP parser refuses are answered in the {detail} shape', 
   });
 });
 
+describe('requests the API does not route', () => {
+  test('CONNECT is 405 in the {detail} shape, not a closed connection', async () => {
+    const answer = await rawExchange('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n', { end: false });
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(detailBody(answer)).toEqual({ detail: 'CONNECT is not supported: this server is not a proxy.' });
+  });
+
+  test('a JSON request without a body (no Content-Length) is 400 as an empty body, not 415 for its type', async () => {
+    const answer = await rawExchange(`POST /api/v1/dev/query HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n`, { end: false });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(detailBody(answer)).toEqual({ detail: 'The request body is not valid JSON.' });
+  });
+});
+
 describe('a client that goes away while sending the body', () => {
   test.each([
     ['application/json', '{"query":"photo'],

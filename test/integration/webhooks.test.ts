@@ -187,10 +187,30 @@ describe('webhook endpoints over the API', () => {
     expect((await sendRaw(server.url, 'getWebhookEndpoint', { key, path: { endpoint_id: randomUUID() } })).status).toBe(404);
     expect((await sendRaw(server.url, 'redeliverWebhook', { key, path: { endpoint_id: id, delivery_id: randomUUID() } })).status).toBe(404);
     const withQuery = (query: string) => fetch(`${server.url}${ENDPOINTS}/${id}/deliveries?${query}`, { headers: { 'X-API-Key': key } });
-    for (const query of ['limit=0', 'limit=101', 'limit=two', 'cursor=garbage']) {
+    const cursor = (text: string) => `cursor=${Buffer.from(text).toString('base64url')}`;
+    for (const query of ['limit=0', 'limit=101', 'limit=two', 'cursor=garbage', cursor(`-200000-01-01T00:00:00Z|${randomUUID()}`), cursor(`+275760-09-13T00:00:00.000Z|${randomUUID()}`)]) {
       const res = await withQuery(query);
       expect({ query, status: res.status }).toEqual({ query, status: 400 });
     }
+    // PostgreSQL's text holds no NUL: refused as a bad field, never a database error
+    const nul = await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body: JSON.stringify({ url: receiver.url('/x'), event_types: ['api_key.created'], description: 'a\u0000b' }) });
+    expect([nul.status, (nul.body as Schemas['Detail']).detail]).toEqual([400, "Field 'description' contains a NUL character (U+0000), which no text field accepts."]);
+  });
+
+  test('concurrent creations never take an account past its 20 endpoints', async () => {
+    const { key, accountId } = await newKey(server.orm, { plan: 'pro' });
+    const em = server.orm.em.fork();
+    await em.execute(
+      `insert into webhook_endpoint (id, account_id, url, description, event_types, enabled, secret, created_at, updated_at)
+        select gen_random_uuid(), ?, 'https://203.0.113.' || n || '/hook', '', '{api_key.created}', true, 'whsec_AAAA', now(), now() from generate_series(1, 18) as n`,
+      [accountId],
+    );
+    const tries = await Promise.all(
+      Array.from({ length: 6 }, () => apiClient(server.url, key).POST(ENDPOINTS, { body: { url: receiver.url(receiverPath()), event_types: ['api_key.created'] } })),
+    );
+    expect(tries.map((t) => t.response.status).sort()).toEqual([201, 201, 409, 409, 409, 409]);
+    const [row] = await em.execute<{ n: number }[]>('select count(*)::int as n from webhook_endpoint where account_id = ?', [accountId]);
+    expect(row!.n).toBe(20);
   });
 });
 

@@ -13,11 +13,15 @@ export function encodeCursor(last: Position): string {
   return Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url');
 }
 
+// the form encodeCursor writes: a four-digit year, so the time is one the database can compare
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const ROW_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** The position a cursor names; 400 for anything this service did not give (`isId` checks the id's form). */
-export function decodeCursor(cursor: string, isId: (id: string) => boolean = () => true): Position {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !isId(id) || Number.isNaN(createdAt.getTime())) {
+export function decodeCursor(cursor: string, isId: (id: string) => boolean = (id) => ROW_ID.test(id)): Position {
+  const [at = '', id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at);
+  if (!id || rest.length > 0 || !isId(id) || !ISO_TIME.test(at) || Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) {
     throw new InvalidRequestError("Parameter 'cursor' is not a cursor this operation gave: pass the next_cursor of the previous page.", [{ path: 'cursor', message: 'unknown cursor' }]);
   }
   return { createdAt, id };
