@@ -2,6 +2,7 @@ import coBody from 'co-body';
 import type { Context } from 'koa';
 import { InvalidRequestError } from '../domain/errors.js';
 import { ClientClosedError, PayloadTooLargeError, UnsupportedContentTypeError } from './http-errors.js';
+import { refusedByParser } from './server.js';
 
 interface BodyFramingError {
   status?: number;
@@ -29,6 +30,9 @@ export async function readBodyText(ctx: Context, limit: number, kind: string): P
     if (!Buffer.isBuffer(bytes)) throw new Error('co-body returned text instead of the raw body');
   } catch (error) {
     const framing = error as BodyFramingError;
+    // the HTTP parser found the body's framing broken (a chunk size that is no number, more bytes
+    // than Content-Length) and has answered 400 itself: recorded as that 400, not as a client gone
+    if (refusedByParser.has(ctx.req.socket)) throw new InvalidRequestError('The request body is not valid HTTP/1.1 framing.');
     if (framing.type === 'request.aborted') throw new ClientClosedError();
     if (framing.status === 413) throw new PayloadTooLargeError(limit);
     if (framing.type === 'encoding.unsupported' || framing.status === 415) {

@@ -12,6 +12,12 @@ const PARSER_ERRORS: Record<string, { status: number; detail: string }> = {
 };
 const MALFORMED = 'The request is not valid HTTP/1.1 (for example a header with a control character such as CR or NUL in it).';
 
+/**
+ * Connections whose request the parser refused and answered itself, mid-body too (a chunk size
+ * that is no number): the app, reading that body meanwhile, records the request as this 400.
+ */
+export const refusedByParser = new WeakSet<Socket>();
+
 /** The HTTP server for the app: parser failures answered as {detail}, every connection bounded in time. */
 export function createHttpServer(app: Koa, log: Logger): Server {
   const handle = app.callback();
@@ -24,6 +30,8 @@ export function createHttpServer(app: Koa, log: Logger): Server {
       return;
     }
     const { status, detail } = PARSER_ERRORS[error.code ?? ''] ?? { status: 400, detail: MALFORMED };
+    // a connection that ended mid-request is a client gone (recorded 499), not a refusal
+    if (error.code !== 'HPE_INVALID_EOF_STATE') refusedByParser.add(socket);
     log.debug({ code: error.code, status }, 'unreadable request');
     answerAndClose(socket, status, detail);
   });

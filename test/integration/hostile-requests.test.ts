@@ -125,6 +125,24 @@ describe('requests the API does not route', () => {
   });
 });
 
+describe('a body whose framing the HTTP parser refuses', () => {
+  test('the client gets 400, and its request is recorded as that 400, not a 500', async () => {
+    const { key: own, keyId } = await newKey(server.orm, { plan: 'enterprise' });
+    const answer = await rawExchange(
+      `POST /api/v1/dev/query HTTP/1.1\r\nHost: x\r\nX-API-Key: ${own}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"que\r\nzz\r\n`,
+      { end: false },
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const statuses = async () =>
+      (await server.orm.em.fork().execute<{ status: number | null }[]>('select status from request_log where api_key_id = ?', [keyId])).map((r) => r.status);
+    const deadline = Date.now() + 10_000;
+    // the parser may answer before the request is even admitted: wait for its row and its status
+    const pending = (list: (number | null)[]) => list.length === 0 || list.includes(null);
+    while (pending(await statuses()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await statuses()).toEqual([400]);
+  });
+});
+
 describe('a client that goes away while sending the body', () => {
   test.each([
     ['application/json', '{"query":"photo'],
