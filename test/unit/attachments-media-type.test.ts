@@ -21,6 +21,12 @@ describe('declared type: URL or file extension, then Content-Type, then media_ty
     [{ name: '/download', contentType: 'application/x-download', mediaType: 'application/pdf' }, 'application/pdf'],
     [{ name: '/download', mediaType: 'application/msword' }, 'application/msword'],
     [{ name: '/download' }, null],
+    // a name of another type keeps its label: refused as that, not read as whatever it looks like
+    [{ name: 'a.svg', contentType: 'image/svg+xml' }, 'image/svg+xml'],
+    [{ name: 'a.exe', contentType: 'application/x-msdownload' }, 'application/x-msdownload'],
+    [{ name: 'page.html', contentType: 'text/html; charset=utf-8' }, 'text/html'],
+    [{ name: 'notes.v2', contentType: 'application/octet-stream' }, null],
+    [{ name: 'report.php', contentType: 'application/pdf' }, 'application/pdf'],
   ])('%j -> %s', (hints, expected) => {
     expect(declaredType(hints)).toBe(expected);
   });

@@ -51,15 +51,19 @@ function normalise(type: string | null | undefined): string {
 /**
  * The type named by the hints: the extension, then the Content-Type, each when it names a
  * supported type (servers often send generic or wrong ones), then media_type, which the client
- * gives for exactly that case; null when none says anything.
+ * gives for exactly that case; null when none says anything. A name whose extension is another
+ * type's (a.svg, a.html) keeps its Content-Type when no label names a supported one, so the file
+ * is refused as that type rather than read as whatever its content looks like.
  */
 export function declaredType(hints: TypeHints): string | null {
-  const byExtension = BY_EXTENSION[extname(hints.name).toLowerCase()];
+  const extension = extname(hints.name).toLowerCase();
+  const byExtension = BY_EXTENSION[extension];
   if (byExtension) return byExtension;
   const contentType = normalise(hints.contentType);
   if ((SUPPORTED_TYPES as readonly string[]).includes(contentType)) return contentType;
   const mediaType = normalise(hints.mediaType);
-  return UNINFORMATIVE.has(mediaType) ? null : mediaType;
+  if (!UNINFORMATIVE.has(mediaType)) return mediaType;
+  return extension !== '' && !UNINFORMATIVE.has(contentType) ? contentType : null;
 }
 
 /** What the bytes are, by their magic numbers; plain text has none, so it is valid UTF-8 without NULs. */
