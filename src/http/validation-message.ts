@@ -27,8 +27,11 @@ function describe(e: ErrorObject, body: unknown): string {
       return `Field '${fieldName(pointer(e))}' is required.`;
     case 'additionalProperties':
       return `Unknown field '${fieldName(pointer(e))}': it is not part of this request${field ? ` object '${field}'` : ''}.`;
-    case 'type':
-      return field ? `${name} must be of type ${String(p.type)}.` : `The request body must be a JSON ${String(p.type)}.`;
+    case 'type': {
+      // a query parameter given twice arrives as a list
+      const twice = Array.isArray(lookup(body, e.instancePath)) && p.type !== 'array' ? ` (it was given more than once: give it once)` : '';
+      return field ? `${name} must be of type ${String(p.type)}${twice}.` : `The request body must be a JSON ${String(p.type)}.`;
+    }
     case 'enum':
       return `${name} must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}.`;
     case 'minLength':
@@ -46,6 +49,10 @@ function describe(e: ErrorObject, body: unknown): string {
       return field === 'query' ? `${name} must contain at least one non-whitespace character.` : `${name} has an invalid format (expected ${String(p.pattern)}).`;
     case 'format':
       return `${name} must be a valid ${String(p.format)}.`;
+    case 'minProperties':
+      return `${field ? `${name}` : 'The request body'} must name at least ${String(p.limit)} field${Number(p.limit) === 1 ? '' : 's'} to change.`;
+    case 'uniqueItems':
+      return `${name} lists the same value twice (items ${String(p.j)} and ${String(p.i)}): list each once.`;
     default:
       return `${name || 'The request body'} ${e.message ?? 'is invalid'}.`;
   }

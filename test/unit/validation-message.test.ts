@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { ErrorObject } from 'ajv';
+import * as parameterValidators from '../../src/generated/parameter-validators.js';
 import * as validators from '../../src/generated/request-validators.js';
 import { invalidRequest } from '../../src/http/validation-message.js';
 
@@ -28,4 +29,29 @@ describe('request validation messages name the field and the rule', () => {
   ])('%j', (body, message) => {
     expect(messageFor(body)).toBe(message);
   });
+});
+
+describe('messages for the other rules name them in words', () => {
+  const validate = (name: string) => (validators as unknown as Record<string, Validate>)[name]!;
+  const message = (name: string, body: unknown) => {
+    expect(validate(name)(body)).toBe(false);
+    return invalidRequest(validate(name).errors ?? [], body).message;
+  };
+
+  test('an update that names nothing to change', () => {
+    expect(message('updateWebhookEndpoint', {})).toBe('The request body must name at least 1 field to change.');
+  });
+
+  test('a list that names a value twice', () => {
+    expect(message('createWebhookEndpoint', { url: 'https://example.org/hook', event_types: ['api_key.created', 'api_key.created'] })).toBe(
+      "Field 'event_types' lists the same value twice (items 1 and 0): list each once.",
+    );
+  });
+});
+
+test('a query parameter given twice says so', () => {
+  const validate = (parameterValidators as unknown as Record<string, Validate>).listDocuments!;
+  const values = { kb_id: 'kb_x', limit: ['2', '3'] };
+  expect(validate(values)).toBe(false);
+  expect(invalidRequest(validate.errors ?? [], values).message).toBe("Field 'limit' must be of type integer (it was given more than once: give it once).");
 });
