@@ -103,6 +103,8 @@ function uploadRequest(parts: Record<string, unknown>): Record<string, unknown> 
 
 const KB_ID = 'kb_[A-Za-z0-9]{20}';
 const DOCUMENT_ID = 'doc_[A-Za-z0-9]{24}';
+// keys and webhook endpoints and deliveries are named by UUIDs
+const UUID = '[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}';
 
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
@@ -392,7 +394,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       }),
     },
     {
-      method: 'GET', path: /^\/dashboard\/keys\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/revoke$/, signedIn: true,
+      method: 'GET', path: new RegExp(`^/dashboard/keys/(${UUID})/revoke$`), signedIn: true,
       run: async (page, match) => {
         const key = await page.ctx.state.em.findOne(ApiKey, { id: match[1]!, account: page.session!.accountId });
         if (!key) throw new NotFoundError('No such key in your account.');
@@ -400,7 +402,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/revoke$/, signedIn: true,
+      method: 'POST', path: new RegExp(`^/dashboard/keys/(${UUID})/revoke$`), signedIn: true,
       run: async (page, match) => {
         const em = page.ctx.state.em;
         await revokeKey(em, match[1]!, page.now, page.session!.accountId, page.session!.user.id);
@@ -408,7 +410,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/keys\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/roll$/, signedIn: true,
+      method: 'POST', path: new RegExp(`^/dashboard/keys/(${UUID})/roll$`), signedIn: true,
       run: orShow(keysPage)(async (page, match) => {
         const em = page.ctx.state.em;
         const graceMinutes = Math.min(10_080, Math.max(0, Math.floor(Number(page.form.grace_minutes) || 0)));
@@ -455,9 +457,9 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         render(page, 'webhook-secret', 'Your endpoint\'s signing secret', { endpoint: endpointView(endpoint), secret }, 201);
       }),
     },
-    { method: 'GET', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$/, signedIn: true, run: (page, match) => webhookPage(page, match[1]!) },
+    { method: 'GET', path: new RegExp(`^/dashboard/webhooks/(${UUID})$`), signedIn: true, run: (page, match) => webhookPage(page, match[1]!) },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/test$/, signedIn: true,
+      method: 'POST', path: new RegExp(`^/dashboard/webhooks/(${UUID})/test$`), signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         await sendTestEvent(page.ctx.state.em, page.session!.accountId, match[1]!, page.now);
@@ -465,7 +467,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/enabled$/, signedIn: true,
+      method: 'POST', path: new RegExp(`^/dashboard/webhooks/(${UUID})/enabled$`), signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         await updateEndpoint(page.ctx.state.em, services.webhooks.network, page.session!.accountId, match[1]!, { enabled: page.form.enabled === 'true' }, page.now);
@@ -473,7 +475,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/rotate$/, signedIn: true,
+      method: 'POST', path: new RegExp(`^/dashboard/webhooks/(${UUID})/rotate$`), signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         const { endpoint, secret } = await rotateSecret(page.ctx.state.em, page.session!.accountId, match[1]!, page.now);
@@ -481,7 +483,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/delete$/, signedIn: true,
+      method: 'POST', path: new RegExp(`^/dashboard/webhooks/(${UUID})/delete$`), signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         await deleteEndpoint(page.ctx.state.em, page.session!.accountId, match[1]!);
@@ -489,7 +491,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
-      method: 'POST', path: /^\/dashboard\/webhooks\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/deliveries\/([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\/redeliver$/, signedIn: true,
+      method: 'POST', path: new RegExp(`^/dashboard/webhooks/(${UUID})/deliveries/(${UUID})/redeliver$`), signedIn: true,
       run: async (page, match) => {
         await requireWebhooks(page);
         await redeliver(page.ctx.state.em, page.session!.accountId, match[1]!, match[2]!, page.now);
