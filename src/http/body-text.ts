@@ -2,7 +2,7 @@ import coBody from 'co-body';
 import type { Context } from 'koa';
 import { InvalidRequestError } from '../domain/errors.js';
 import { ClientClosedError, PayloadTooLargeError, UnsupportedContentTypeError } from './http-errors.js';
-import { refusedByParser } from './server.js';
+import { parserRefusal } from './server.js';
 
 interface BodyFramingError {
   status?: number;
@@ -32,7 +32,8 @@ export async function readBodyText(ctx: Context, limit: number, kind: string): P
     const framing = error as BodyFramingError;
     // the HTTP parser found the body's framing broken (a chunk size that is no number, more bytes
     // than Content-Length) and has answered 400 itself: recorded as that 400, not as a client gone
-    if (refusedByParser.has(ctx.req.socket)) throw new InvalidRequestError('The request body is not valid HTTP/1.1 framing.');
+    const refused = parserRefusal(ctx.req.socket);
+    if (refused) throw refused;
     if (framing.type === 'request.aborted') throw new ClientClosedError();
     if (framing.status === 413) throw new PayloadTooLargeError(limit);
     if (framing.type === 'encoding.unsupported' || framing.status === 415) {

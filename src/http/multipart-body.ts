@@ -5,7 +5,7 @@ import type { UploadedFile } from '../domain/uploaded-file.js';
 import type { MediaTypeSpec, SchemaSpec } from './body-readers.js';
 import { checkWellFormed, validated } from './body-checks.js';
 import { ClientClosedError, PayloadTooLargeError } from './http-errors.js';
-import { refusedByParser } from './server.js';
+import { parserRefusal } from './server.js';
 import { parseJsonText } from './json-text.js';
 
 /** How the contract says each part is read: file parts (format: binary), JSON parts (encoding), text. */
@@ -77,9 +77,7 @@ export async function readMultipartBody(
     }
     const malformed = (error: Error) => reject(new InvalidRequestError(`The multipart body is malformed: ${error.message}.`));
     // a client that goes away mid-upload must not leave the request hanging
-    ctx.req.on('aborted', () =>
-      reject(refusedByParser.has(ctx.req.socket) ? new InvalidRequestError('The request body is not valid HTTP/1.1 framing.') : new ClientClosedError()),
-    );
+    ctx.req.on('aborted', () => reject(parserRefusal(ctx.req.socket) ?? new ClientClosedError()));
     let received = 0;
     ctx.req.on('data', (chunk: Buffer) => {
       received += chunk.length;

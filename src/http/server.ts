@@ -1,6 +1,7 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
+import { InvalidRequestError } from '../domain/errors.js';
 import type { Logger } from './logger.js';
 
 // Node's HTTP parser refuses some requests before Koa sees them: it then answers a bare 400 or
@@ -12,11 +13,16 @@ const PARSER_ERRORS: Record<string, { status: number; detail: string }> = {
 };
 const MALFORMED = 'The request is not valid HTTP/1.1 (for example a header with a control character such as CR or NUL in it).';
 
+/** Connections whose request the parser refused and answered itself, mid-body too (a chunk size that is no number). */
+const refusedByParser = new WeakSet<Socket>();
+
 /**
- * Connections whose request the parser refused and answered itself, mid-body too (a chunk size
- * that is no number): the app, reading that body meanwhile, records the request as this 400.
+ * The 400 the parser gave a request whose body the app was reading, for the app to record it as
+ * that; undefined when the parser refused nothing on this connection (the client went away).
  */
-export const refusedByParser = new WeakSet<Socket>();
+export function parserRefusal(socket: Socket): InvalidRequestError | undefined {
+  return refusedByParser.has(socket) ? new InvalidRequestError('The request body is not valid HTTP/1.1 framing.') : undefined;
+}
 
 /** The HTTP server for the app: parser failures answered as {detail}, every connection bounded in time. */
 export function createHttpServer(app: Koa, log: Logger): Server {
