@@ -24,10 +24,12 @@ const MAX_SYMBOL_SHARE = 0.5;
 /** Why the text read from a PDF cannot be what its pages show, or undefined; completes "<file> is not a readable PDF: ". */
 export function textLayerProblem(pages: string[], producer: string | undefined): string | undefined {
   const text = pages.join('\n');
+  const tokens = text.split(/\s+/);
+  const chars = [...text];
   const madeBy = producer ? ` (this file was made by ${producer})` : '';
   const again = 'Export or print it again from the original document (for example with a browser or LibreOffice) and upload it again';
 
-  const words = text.split(/\s+/).filter((word) => SINHALA_OR_TAMIL.test(word));
+  const words = tokens.filter((word) => SINHALA_OR_TAMIL.test(word));
   const mixed = words.filter((word) => FOREIGN_IN_WORD.test(word));
   if (words.length >= MIN_COUNT && mixed.length > MAX_MIXED_SHARE * words.length) {
     return (
@@ -36,10 +38,10 @@ export function textLayerProblem(pages: string[], producer: string | undefined):
     );
   }
 
-  const letters = [...text].filter((char) => LETTER.test(char));
+  const letters = chars.filter((char) => LETTER.test(char));
   const accented = letters.filter((char) => ACCENTED_LATIN.test(char)).length;
   if (letters.length >= MIN_COUNT && accented > MAX_ACCENTED_SHARE * letters.length) {
-    const latinWords = text.split(/\s+/).filter((word) => ACCENTED_LATIN.test(word));
+    const latinWords = tokens.filter((word) => ACCENTED_LATIN.test(word));
     return (
       `its text comes out as accented Latin letters (for example ${examples(latinWords)}): it is typed in a legacy 8-bit font (such as the TSCII Tamil fonts) ` +
       'that stores Tamil or Sinhala letters in the places of Latin ones, so it cannot be searched. ' +
@@ -47,10 +49,10 @@ export function textLayerProblem(pages: string[], producer: string | undefined):
     );
   }
 
-  const visible = [...text].filter((char) => /\S/u.test(char));
+  const visible = chars.filter((char) => /\S/u.test(char));
   const symbols = visible.filter((char) => SYMBOL.test(char)).length;
   if (visible.length >= MIN_COUNT && symbols > MAX_SYMBOL_SHARE * visible.length) {
-    const symbolWords = text.split(/\s+/).filter((word) => SYMBOL.test(word));
+    const symbolWords = tokens.filter((word) => SYMBOL.test(word));
     return `its text layer holds symbols instead of letters (for example ${examples(symbolWords)})${madeBy}. ${again}`;
   }
   return undefined;
