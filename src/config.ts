@@ -91,6 +91,11 @@ const schema = z.object({
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** A streamed answer that sends nothing for this long gets a comment line, so that proxies do not close it as idle. */
   STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  /**
+   * Longest pause inside a request body: a client that declared more bytes than it sends is then
+   * answered 408 and its connection closed, instead of holding it for the whole request's 300 s.
+   */
+  BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   /** How long a shutdown waits for open requests; by default longer than the longest request can take. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** Where mail goes (verification and password-reset links): smtp:// or smtps://, with user:password@ if needed. */

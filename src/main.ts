@@ -58,8 +58,8 @@ async function main(): Promise<void> {
   webhooks.start();
   // uploaded documents are read and indexed by every process too, a few at a time per account
   const stopSweep = await startIngestionWorker(services.jobs, orm, services, systemClock, log, ingestionSettings(config));
-  const server = await listen(createHttpServer(app, log), config.PORT, config.HOST);
-  const docsServer = await listen(createHttpServer(docsApp, log), docs.port, docs.host);
+  const server = await listen(createHttpServer(app, log, { bodyIdleMs: config.BODY_IDLE_TIMEOUT_MS }), config.PORT, config.HOST);
+  const docsServer = await listen(createHttpServer(docsApp, log, { bodyIdleMs: config.BODY_IDLE_TIMEOUT_MS }), docs.port, docs.host);
   log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT, docs: docs.docsBaseUrl }, 'listening');
 
   const grace = shutdownGraceMs(config);

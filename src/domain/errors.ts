@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'conflict',
   'method_not_allowed',
   'payload_too_large',
+  'request_timeout',
   'unsupported_media_type',
   'client_closed_request',
   'upstream_failed',

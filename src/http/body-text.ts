@@ -1,7 +1,8 @@
 import coBody from 'co-body';
 import type { Context } from 'koa';
 import { InvalidRequestError } from '../domain/errors.js';
-import { ClientClosedError, PayloadTooLargeError, UnsupportedContentTypeError } from './http-errors.js';
+import { whileBodyArrives } from './body-pauses.js';
+import { ClientClosedError, PayloadTooLargeError, RequestTimeoutError, UnsupportedContentTypeError } from './http-errors.js';
 import { parserRefusal } from './server.js';
 
 interface BodyFramingError {
@@ -26,9 +27,10 @@ export async function readBodyText(ctx: Context, limit: number, kind: string): P
   try {
     // the raw bytes (after Content-Encoding), decoded below so that invalid UTF-8 is refused: co-body
     // hands `encoding` to raw-body, which returns a Buffer when it is falsy (its types only allow strings)
-    bytes = await coBody.text(ctx.req, { limit, encoding: false as unknown as string });
+    bytes = await whileBodyArrives(ctx.req, coBody.text(ctx.req, { limit, encoding: false as unknown as string }));
     if (!Buffer.isBuffer(bytes)) throw new Error('co-body returned text instead of the raw body');
   } catch (error) {
+    if (error instanceof RequestTimeoutError) throw error;
     const framing = error as BodyFramingError;
     // the HTTP parser found the body's framing broken (a chunk size that is no number, more bytes
     // than Content-Length) and has answered 400 itself: recorded as that 400, not as a client gone

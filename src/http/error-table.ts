@@ -27,6 +27,8 @@ export const ERROR_TABLE: Record<ErrorCode, Row> = {
   method_not_allowed: { status: 405, shape: 'detail', headers: (data) => ({ Allow: (data.allow ?? []).join(', ') }) },
   // the rest of an oversized body is not read: closing the connection stops the client sending it
   payload_too_large: { status: 413, shape: 'detail', headers: () => ({ Connection: 'close' }) },
+  // the body stopped arriving: closing the connection ends a request that cannot complete
+  request_timeout: { status: 408, shape: 'detail', headers: () => ({ Connection: 'close' }) },
   unsupported_media_type: { status: 415, shape: 'detail' },
   // nobody reads this answer: the status is for the log and the request log (nginx's convention)
   client_closed_request: { status: 499, shape: 'detail' },

@@ -14,6 +14,13 @@ export class UnsupportedContentTypeError extends ServiceError {
   }
 }
 
+/** The request body paused longer than the service waits for it. */
+export class RequestTimeoutError extends ServiceError {
+  constructor(idleMs: number) {
+    super('request_timeout', `The request body stopped arriving: no bytes came for ${idleMs / 1000} seconds. Send the whole body that Content-Length declares, without long pauses.`);
+  }
+}
+
 /** The client went away while sending the body, or before its answer was complete: nothing failed on our side. */
 export class ClientClosedError extends ServiceError {
   constructor(message = 'The client closed the connection before the request body was complete.') {

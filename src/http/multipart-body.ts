@@ -6,6 +6,7 @@ import type { MediaTypeSpec, SchemaSpec } from './body-readers.js';
 import { checkWellFormed, validated } from './body-checks.js';
 import { ClientClosedError, PayloadTooLargeError } from './http-errors.js';
 import { parserRefusal } from './server.js';
+import { whileBodyArrives } from './body-pauses.js';
 import { parseJsonText } from './json-text.js';
 
 /** How the contract says each part is read: file parts (format: binary), JSON parts (encoding), text. */
@@ -67,7 +68,7 @@ export async function readMultipartBody(
   const problems: string[] = [];
   const files: Received[] = [];
 
-  await new Promise<void>((resolve, reject) => {
+  const reading = new Promise<void>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: ctx.req.headers, limits: { fieldSize: 10_000, fields: 20, parts: 50 }, defParamCharset: 'utf8' });
@@ -118,7 +119,8 @@ export async function readMultipartBody(
     parser.on('error', malformed);
     parser.on('close', () => resolve());
     ctx.req.pipe(parser);
-  }).catch((error: unknown) => {
+  });
+  await whileBodyArrives(ctx.req, reading).catch((error: unknown) => {
     throw error instanceof TooLarge ? new PayloadTooLargeError(limit) : error;
   });
 

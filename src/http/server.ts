@@ -2,6 +2,7 @@ import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import { InvalidRequestError } from '../domain/errors.js';
+import { limitBodyPauses } from './body-pauses.js';
 import type { Logger } from './logger.js';
 
 // Node's HTTP parser refuses some requests before Koa sees them: it then answers a bare 400 or
@@ -25,10 +26,13 @@ export function parserRefusal(socket: Socket): InvalidRequestError | undefined {
 }
 
 /** The HTTP server for the app: parser failures answered as {detail}, every connection bounded in time. */
-export function createHttpServer(app: Koa, log: Logger): Server {
+export function createHttpServer(app: Koa, log: Logger, { bodyIdleMs }: { bodyIdleMs: number }): Server {
   const handle = app.callback();
-  // Koa's handler settles every request itself, errors included
-  const server = createServer({ requestTimeout: 300_000, headersTimeout: 20_000 }, (req, res) => void handle(req, res));
+  const server = createServer({ requestTimeout: 300_000, headersTimeout: 20_000 }, (req, res) => {
+    limitBodyPauses(req, bodyIdleMs);
+    // Koa's handler settles every request itself, errors included
+    void handle(req, res);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     // a client that reset the connection, or one already answered, gets nothing more
     if (error.code === 'ECONNRESET' || !socket.writable) {

@@ -12,11 +12,13 @@ let server: TestServer;
 let key: string;
 
 beforeAll(async () => {
-  server = await startServer({ authFailuresPerMinute: 5 });
+  server = await startServer({ authFailuresPerMinute: 5, bodyIdleMs: BODY_IDLE_MS });
   ({ key } = await newKey(server.orm, { plan: 'enterprise' }));
 });
 
 const MAX_ERROR_BODY = 64 * 1024;
+/** the longest pause inside a body, short here so that a stalled body is answered quickly */
+const BODY_IDLE_MS = 2_000;
 
 const postJson = (body: string | Uint8Array, contentType = 'application/json', apiKey = key) =>
   sendRaw(server.url, 'query', { key: apiKey, method: 'POST', headers: { 'Content-Type': contentType }, body });
@@ -143,6 +145,18 @@ describe('a body whose framing the HTTP parser refuses', () => {
   });
 });
 
+/** The status recorded for the key's one request, once its outcome is written (within 10 s). */
+async function recordedStatus(keyId: string): Promise<number | null> {
+  const em = server.orm.em.fork();
+  let status: number | null = null;
+  for (let waited = 0; status === null && waited < 10_000; waited += 50) {
+    const [row] = await em.execute<{ status: number | null }[]>('select status from request_log where api_key_id = ?', [keyId]);
+    status = row?.status ?? null;
+    if (status === null) await new Promise((r) => setTimeout(r, 50));
+  }
+  return status;
+}
+
 describe('a client that goes away while sending the body', () => {
   test.each([
     ['application/json', '{"query":"photo'],
@@ -159,17 +173,43 @@ describe('a client that goes away while sending the body', () => {
       socket.on('close', () => resolve());
       socket.on('error', () => undefined);
     });
-    const em = server.orm.em.fork();
-    let status: number | null = null;
-    for (let waited = 0; status === null && waited < 10_000; waited += 50) {
-      const [row] = await em.execute<{ status: number | null }[]>('select status from request_log where api_key_id = ?', [keyId]);
-      status = row?.status ?? null;
-      if (status === null) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(status).toBe(499);
+    expect(await recordedStatus(keyId)).toBe(499);
     const lines = server.logs.slice(logsBefore).map((line) => JSON.parse(line) as { level: number; msg: string; err?: unknown });
     expect(lines.some((l) => l.msg === 'client closed the connection while sending the body')).toBe(true);
     expect(lines.filter((l) => l.level >= 50 || l.err)).toEqual([]);
+  });
+});
+
+describe('a body that stops arriving before its declared length', () => {
+  test.each([
+    ['application/json', '/api/v1/dev/query', '{"query":"photo'],
+    ['multipart/form-data; boundary=xyz', '/api/v1/dev/query-multipart', '--xyz\r\nContent-Disposition: form-data; name="query"\r\n\r\nphoto'],
+  ])('%s: 408 in the {detail} shape after the pause limit, the connection closed and the request recorded as 408', async (contentType, path, partial) => {
+    const { key: own, keyId } = await newKey(server.orm, { plan: 'enterprise' });
+    const started = Date.now();
+    const answer = await rawExchange(`POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${own}\r\nContent-Type: ${contentType}\r\nContent-Length: 100000\r\n\r\n${partial}`, { end: false });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BODY_IDLE_MS - 100);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(detailBody(answer)).toEqual({ detail: expect.stringContaining('The request body stopped arriving: no bytes came for 2 seconds.') });
+    expect(await recordedStatus(keyId)).toBe(408);
+  });
+
+  test('bytes that keep coming, however slowly, are waited for', async () => {
+    const body = JSON.stringify({ query: 'photosynthesis' });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connectTcp(Number(new URL(server.url).port), '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.setTimeout(30_000, () => socket.destroy(new Error('no answer within 30 s')));
+      socket.write(`POST /api/v1/dev/query HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+      // three pieces, each after a pause shorter than the limit but longer than it in all
+      const pieces = [body.slice(0, 10), body.slice(10, 20), body.slice(20)];
+      pieces.forEach((piece, i) => setTimeout(() => socket.write(piece), (i + 1) * (BODY_IDLE_MS / 2)));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
   });
 });
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { systemClock, type Clock } from '../../../src/clock.js';
+import { loadConfig } from '../../../src/config.js';
 import { connect, type Orm } from '../../../src/db/orm.js';
 import { createDocsApp } from '../../../src/docs/app.js';
 import { loadDocsContent } from '../../../src/docs/resources.js';
@@ -42,7 +43,7 @@ export async function startDocsServer(options: { clock?: Clock } = {}): Promise<
       auth: { hashSecret: HASH_SECRET, environment: 'live', failuresPerMinute: 60 },
       trustProxy: true,
     });
-    server = await listen(createHttpServer(app, log), 0, '127.0.0.1');
+    server = await listen(createHttpServer(app, log, { bodyIdleMs: loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET }).BODY_IDLE_TIMEOUT_MS }), 0, '127.0.0.1');
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, orm, close };
   } catch (error) {
     await close();

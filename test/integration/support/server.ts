@@ -70,6 +70,8 @@ export async function startServer(
     databaseUrl?: string;
     authFailuresPerMinute?: number;
     streamHeartbeatMs?: number;
+    /** the longest pause inside a request body (BODY_IDLE_TIMEOUT_MS) */
+    bodyIdleMs?: number;
     port?: number;
     /** runs the ingestion worker of uploaded documents in this server, as a service process does */
     ingestion?: boolean;
@@ -116,7 +118,7 @@ export async function startServer(
       const config = loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET });
       stopSweep = await startIngestionWorker(services.jobs, orm, services, options.clock ?? systemClock, log, { ...ingestionSettings(config), sweepMs: 2_000 });
     }
-    server = await listen(createHttpServer(app, log), options.port ?? 0, '127.0.0.1');
+    server = await listen(createHttpServer(app, log, { bodyIdleMs: options.bodyIdleMs ?? loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET }).BODY_IDLE_TIMEOUT_MS }), options.port ?? 0, '127.0.0.1');
     const { port } = server.address() as AddressInfo;
     return { url: `http://127.0.0.1:${port}`, orm, logs, close };
   } catch (error) {
