@@ -32,7 +32,7 @@ export interface StartedProcess {
 }
 
 /** The promise's value, or undefined when it has not settled within `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   const timer = new AbortController();
   try {
     return await Promise.race([promise, sleep(ms, undefined, { signal: timer.signal })]);

@@ -1,0 +1,122 @@
+import { afterAll, describe, expect, test } from '@jest/globals';
+import { rm } from 'node:fs/promises';
+import { connect as connectTcp, createServer } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../scripts/lib/free-port.js';
+import { runProcess, startProcess, STOP_GRACE_MS, within } from './support/processes.js';
+import { apiClient } from './support/contract.js';
+
+// The README's first quick-start command, as a newcomer runs it: `scripts/serve.sh` with nothing
+// configured but the ports (the suite's own services keep theirs) and an empty data folder. It
+// must set up and start PostgreSQL, Weaviate, the embeddings server, the mail catcher and the
+// payment sandbox, index the sample curriculum, print a demo key that answers the README's
+// query with citations, and stop everything it started on Ctrl-C.
+
+const REPO = process.cwd();
+const DATA_DIR = path.join(REPO, '.data', `quick-start-${process.pid}`);
+/** First start on a busy 2-core machine: compiling, starting five servers, embedding the sample curriculum. */
+const FIRST_START_DEADLINE_MS = 15 * 60_000;
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connectTcp(port, '127.0.0.1');
+    const settle = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once('connect', () => settle(true)).once('error', () => settle(false));
+    socket.setTimeout(2_000, () => settle(false));
+  });
+}
+
+/** Whether the port can be bound on 127.0.0.1 right now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer()
+      .once('error', () => resolve(false))
+      .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A free port whose next `count - 1` ports are free too (Weaviate's internal ports follow its HTTP port). */
+async function freeBlock(count: number): Promise<number> {
+  for (;;) {
+    const first = await freePort();
+    if (first + count > 65_535) continue;
+    const rest = await Promise.all(Array.from({ length: count - 1 }, (_, i) => bindable(first + 1 + i)));
+    if (rest.every(Boolean)) return first;
+  }
+}
+
+afterAll(async () => {
+  await rm(DATA_DIR, { recursive: true, force: true });
+});
+
+describe('the quick start: scripts/serve.sh on a fresh data folder', () => {
+  test('starts everything, prints a demo key that answers the README query with citations, and Ctrl-C stops all it started', async () => {
+    const ports = {
+      PORT: await freePort(),
+      DOCS_PORT: await freePort(),
+      PG_PORT: await freePort(),
+      WEAVIATE_HTTP_PORT: await freeBlock(5),
+      WEAVIATE_GRPC_PORT: await freePort(),
+      EMBEDDINGS_PORT: await freePort(),
+      MAIL_SMTP_PORT: await freePort(),
+      MAIL_HTTP_PORT: await freePort(),
+      PAYHERE_SANDBOX_PORT: await freePort(),
+    };
+    await rm(DATA_DIR, { recursive: true, force: true });
+    // what a fresh shell has: none of the suite's service URLs, secrets or settings
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
+    const serve = startProcess('bash', ['scripts/serve.sh'], { env, captureStdout: true });
+    try {
+      const api = `http://127.0.0.1:${ports.PORT}`;
+      let key: string | undefined;
+      const deadline = Date.now() + FIRST_START_DEADLINE_MS;
+      for (;;) {
+        const exit = serve.exit();
+        if (exit) throw new Error(`serve.sh exited (code ${exit.code}, signal ${exit.signal}) before serving; its stderr ended with:\n${serve.stderrTail()}`);
+        key ??= /Demo API key[^\n]*\n\s*\n\s*(\S+)/.exec(serve.output().stdout)?.[1];
+        // the key is printed before the API starts: an API that answers without one has failed the newcomer
+        const status = await fetch(`${api}/api/v1/dev/plans`, { headers: key ? { 'X-API-Key': key } : {}, signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
+        if (status !== 0) {
+          if (!key) throw new Error(`the API answers but no demo key was printed; serve.sh wrote:\n${serve.output().stdout.slice(-2_000)}`);
+          expect(status).toBe(200);
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`serve.sh did not serve within ${FIRST_START_DEADLINE_MS / 60_000} minutes; its stderr ended with:\n${serve.stderrTail()}`);
+        await sleep(500);
+      }
+
+      // the README's query, with the demo key on the Free plan
+      const res = await apiClient(api, key).POST('/api/v1/dev/query', { body: { query: 'What do plants need for photosynthesis?', filters: { language: 'english' } } });
+      expect(res.response.status).toBe(200);
+      expect(res.response.headers.get('X-Retrieval-Mode')).toBe('hybrid');
+      expect(res.data!.answer).toMatch(/photosynthesis/i);
+      expect(res.data!.citations.length).toBeGreaterThan(0);
+      for (const citation of res.data!.citations) {
+        expect(citation.document_name).toMatch(/\S/);
+        expect(citation.chunk_text).toMatch(/\S/);
+      }
+      // the sample curriculum is PDFs: its citations name their pages
+      expect(res.data!.citations[0]!.pages.length).toBeGreaterThan(0);
+      // the dashboard, the documentation site and the mail catcher it printed
+      expect((await fetch(`${api}/dashboard`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${ports.DOCS_PORT}/llms.txt`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${ports.MAIL_HTTP_PORT}`)).status).toBe(200);
+
+      // Ctrl-C: the terminal signals the whole foreground process group
+      process.kill(-serve.child.pid!, 'SIGINT');
+      expect(await within(serve.finished, 2 * STOP_GRACE_MS + 30_000)).toBeDefined();
+      const stillListening = [];
+      for (const [name, port] of Object.entries(ports)) if (await listening(port)) stillListening.push(name);
+      expect(stillListening).toEqual([]);
+    } finally {
+      await serve.stop();
+      // whatever a failed start left running in its data folder (nothing, after a clean Ctrl-C)
+      await runProcess('bash', ['-c', 'source scripts/lib/common.sh && source scripts/lib/services.sh && stop_services'], { env });
+    }
+  }, FIRST_START_DEADLINE_MS + 120_000);
+});
