@@ -135,6 +135,13 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     ctx.body = eta.render(`./${view}`, { title, notice, csrf, form: page.form, ...data });
   }
 
+  /** A refusal as a page: the error's documented status and headers (Connection: close after an unread body, Retry-After). */
+  function renderRefusal(page: Page, view: string, title: string, data: Record<string, unknown>, error: ServiceError): void {
+    const { status, headers } = ERROR_TABLE[error.code];
+    for (const [name, value] of Object.entries(headers?.(error.data) ?? {})) page.ctx.set(name, value);
+    render(page, view, title, data, status);
+  }
+
   const sessionCsrf = (session: SignedIn) => csrfToken(session.token, services.signIn.secret);
 
   const redirect = (page: Page, to: string) => {
@@ -267,12 +274,11 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       await run(page, match);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
-      if (error.data.retryAfterSeconds) page.ctx.set('Retry-After', String(error.data.retryAfterSeconds));
       await show(page, error);
     }
   };
   const formPage = (view: string, title: string, extra: (page: Page) => Record<string, unknown> = () => ({})) => (page: Page, error: ServiceError) =>
-    render(page, view, title, { ...extra(page), error: error.message }, ERROR_TABLE[error.code].status);
+    renderRefusal(page, view, title, { ...extra(page), error: error.message }, error);
 
   const routes: Route[] = [
     { method: 'GET', path: /^\/dashboard\/?$/, signedIn: true, run: (page) => overview(page) },
@@ -607,7 +613,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       } catch (error) {
         // a refusal the page itself did not handle still answers as a page, with its status
         if (!(error instanceof ServiceError)) throw error;
-        return render(page, 'message', 'Something went wrong', { message: error.message }, ERROR_TABLE[error.code].status);
+        return renderRefusal(page, 'message', 'Something went wrong', { message: error.message }, error);
       }
     }
     const page = { ctx, session: null, form: {}, now };

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
+import { request } from 'node:http';
 import { ManualClock } from './support/clock.js';
 import { apiClient, sendRaw } from './support/contract.js';
 import { DashboardBrowser, linkToken, mailTo, uniqueEmail } from './support/dashboard.js';
@@ -153,6 +154,22 @@ describe('cross-site requests', () => {
   test('an API key is no dashboard session', async () => {
     const { response } = await apiClient(server.url, 'svc_' + 'a'.repeat(40)).GET('/dashboard/api/keys');
     expect(response.status).toBe(401);
+  });
+});
+
+describe('refused page forms', () => {
+  test('a form over 16384 bytes is 413 as a page, with the connection closed like the API\'s', async () => {
+    const { status, connection, type } = await new Promise<{ status?: number; connection?: string; type?: string }>((resolve, reject) => {
+      const req = request(`${server.url}/dashboard/log-in`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode, connection: res.headers.connection, type: res.headers['content-type'] });
+      });
+      req.on('error', reject);
+      req.end(`email=a%40b.lk&password=${'x'.repeat(20_000)}`);
+    });
+    expect(status).toBe(413);
+    expect(type).toMatch(/^text\/html/);
+    expect(connection).toBe('close');
   });
 });
 
