@@ -4081,6 +4081,16 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
+        /** @description The request body stopped arriving (no bytes for 30 seconds before its declared end); the connection is closed. */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
     };
     parameters: {
         /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
@@ -4229,6 +4239,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["QueryForbidden"];
             404: components["responses"]["StoreNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["QueryPayloadTooLarge"];
             415: components["responses"]["QueryUnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4256,6 +4267,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["QueryForbidden"];
             404: components["responses"]["StoreNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["QueryMultipartPayloadTooLarge"];
             415: components["responses"]["QueryMultipartUnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4344,6 +4356,7 @@ export interface operations {
             400: components["responses"]["WebhookBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["WebhookConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4417,6 +4430,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhooksForbidden"];
             404: components["responses"]["WebhookNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4569,6 +4583,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["KnowledgeBaseConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["KnowledgeBaseUnsupportedMediaType"];
@@ -4654,6 +4669,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["KnowledgeBaseConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["KnowledgeBaseUnsupportedMediaType"];
@@ -4742,6 +4758,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["DocumentPayloadTooLarge"];
             415: components["responses"]["KnowledgeBaseUnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4804,6 +4821,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["DocumentPayloadTooLarge"];
             415: components["responses"]["KnowledgeBaseUnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4855,6 +4873,7 @@ export interface operations {
             201: components["responses"]["DashboardSessionCreated"];
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["DashboardForbidden"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4880,6 +4899,7 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["DashboardTooManyRequests"];
@@ -4942,6 +4962,7 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["DashboardForbidden"];
             404: components["responses"]["LinkNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
@@ -4987,6 +5008,7 @@ export interface operations {
             202: components["responses"]["Accepted"];
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["DashboardForbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["DashboardTooManyRequests"];
@@ -5011,6 +5033,7 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["DashboardForbidden"];
             404: components["responses"]["LinkNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
@@ -5041,6 +5064,7 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5112,6 +5136,7 @@ export interface operations {
             401: components["responses"]["DashboardUnauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["DashboardForbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
@@ -5175,6 +5200,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["DashboardForbidden"];
             404: components["responses"]["DashboardNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
@@ -5264,6 +5290,7 @@ export interface operations {
             400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
@@ -5321,6 +5348,7 @@ export interface operations {
             200: components["responses"]["NotificationAccepted"];
             400: components["responses"]["DashboardBadRequest"];
             403: components["responses"]["NotificationRejected"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];

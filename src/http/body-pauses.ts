@@ -12,23 +12,22 @@ export function limitBodyPauses(req: IncomingMessage, idleMs: number): void {
  * `reading` (a reader of req's body), failed with a 408 once no body bytes have come for the
  * request's pause limit: a client that declares more bytes than it sends would otherwise hold the
  * connection until Node's timeout for the whole request. Call it in the tick that `reading`
- * started in: listening for data puts the body in flowing mode.
+ * started in, once the reader listens for the body's data.
  */
 export function whileBodyArrives<T>(req: IncomingMessage, reading: Promise<T>): Promise<T> {
   const idleMs = pauseLimits.get(req);
-  if (idleMs === undefined || req.complete) return reading;
-  let timer: NodeJS.Timeout | undefined;
-  let arm = () => undefined as void;
-  const paused = new Promise<never>((_, reject) => {
-    arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => reject(new RequestTimeoutError(idleMs)), idleMs);
-    };
+  // a reader that refused the body at once (its declared length is over the limit) left it
+  // paused: listening would read and discard it
+  if (idleMs === undefined || req.complete || req.readableFlowing !== true) return reading;
+  let paused!: () => void;
+  const stalled = new Promise<never>((_, reject) => {
+    paused = () => reject(new RequestTimeoutError(idleMs));
   });
-  arm();
-  req.on('data', arm);
-  return Promise.race([reading, paused]).finally(() => {
+  const timer = setTimeout(paused, idleMs);
+  const arrived = () => timer.refresh();
+  req.on('data', arrived);
+  return Promise.race([reading, stalled]).finally(() => {
     clearTimeout(timer);
-    req.off('data', arm);
+    req.off('data', arrived);
   });
 }

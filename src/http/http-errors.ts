@@ -17,7 +17,7 @@ export class UnsupportedContentTypeError extends ServiceError {
 /** The request body paused longer than the service waits for it. */
 export class RequestTimeoutError extends ServiceError {
   constructor(idleMs: number) {
-    super('request_timeout', `The request body stopped arriving: no bytes came for ${idleMs / 1000} seconds. Send the whole body that Content-Length declares, without long pauses.`);
+    super('request_timeout', `The request body stopped arriving: no bytes came for ${idleMs / 1000} seconds. Send the whole body (the bytes its Content-Length declares, or every chunk to the last) without long pauses.`);
   }
 }
 
