@@ -26,15 +26,19 @@ export const ERROR_TABLE: Record<ErrorCode, Row> = {
   conflict: { status: 409, shape: 'detail' },
   method_not_allowed: { status: 405, shape: 'detail', headers: (data) => ({ Allow: (data.allow ?? []).join(', ') }) },
   // the rest of an oversized body is not read: closing the connection stops the client sending it
-  payload_too_large: { status: 413, shape: 'detail', headers: () => ({ Connection: 'close' }) },
+  payload_too_large: { status: 413, shape: 'detail', headers: closeConnection },
   // the body stopped arriving: closing the connection ends a request that cannot complete
-  request_timeout: { status: 408, shape: 'detail', headers: () => ({ Connection: 'close' }) },
+  request_timeout: { status: 408, shape: 'detail', headers: closeConnection },
   unsupported_media_type: { status: 415, shape: 'detail' },
   // nobody reads this answer: the status is for the log and the request log (nginx's convention)
   client_closed_request: { status: 499, shape: 'detail' },
   upstream_failed: { status: 502, shape: 'detail' },
   dependency_unavailable: { status: 503, shape: 'detail' },
 };
+
+function closeConnection(): Record<string, string> {
+  return { Connection: 'close' };
+}
 
 function retryAfter(data: ErrorData): Record<string, string> {
   return { 'Retry-After': String(data.retryAfterSeconds ?? 1) };

@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { pino } from 'pino';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { systemClock } from '../../src/clock.js';
-import { ingestionSettings, loadConfig } from '../../src/config.js';
+import { ingestionSettings } from '../../src/config.js';
 import { Document } from '../../src/db/entities.js';
 import { startIngestionWorker } from '../../src/jobs/ingestion-worker.js';
 import type { Services } from '../../src/services.js';
@@ -12,7 +12,7 @@ import { newKey } from './support/accounts.js';
 import { ARTIFACTS, launchBrowser, watchedPage } from './support/browser.js';
 import { onCleanup } from './support/cleanup.js';
 import { DashboardBrowser, uniqueEmail } from './support/dashboard.js';
-import { HASH_SECRET, startServer, testServices, type TestServer } from './support/server.js';
+import { startServer, testConfig, testServices, type TestServer } from './support/server.js';
 
 // The dashboard's knowledge-base pages with the real server, its ingestion worker, PostgreSQL
 // and Weaviate: first as a browser without JavaScript uses them (HTML and form posts with the
@@ -36,7 +36,7 @@ beforeAll(async () => {
 /** Starts the ingestion worker of uploaded documents, as a service process runs it (once). */
 function ingesting(): Promise<unknown> {
   worker ??= (async () => {
-    const config = loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET });
+    const config = testConfig();
     const stop = await startIngestionWorker(services.jobs, server.orm, services, systemClock, pino({ level: 'silent' }), { ...ingestionSettings(config), sweepMs: 2_000 });
     onCleanup(() => Promise.resolve(stop()));
   })();

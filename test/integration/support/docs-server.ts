@@ -3,13 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { systemClock, type Clock } from '../../../src/clock.js';
-import { loadConfig } from '../../../src/config.js';
 import { connect, type Orm } from '../../../src/db/orm.js';
 import { createDocsApp } from '../../../src/docs/app.js';
 import { loadDocsContent } from '../../../src/docs/resources.js';
 import { createHttpServer, listen } from '../../../src/http/server.js';
 import { closeServer, onCleanup } from './cleanup.js';
-import { HASH_SECRET, databaseUrl } from './server.js';
+import { HASH_SECRET, databaseUrl, testConfig } from './server.js';
 
 export interface DocsServer {
   url: string;
@@ -43,7 +42,7 @@ export async function startDocsServer(options: { clock?: Clock } = {}): Promise<
       auth: { hashSecret: HASH_SECRET, environment: 'live', failuresPerMinute: 60 },
       trustProxy: true,
     });
-    server = await listen(createHttpServer(app, log, { bodyIdleMs: loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET }).BODY_IDLE_TIMEOUT_MS }), 0, '127.0.0.1');
+    server = await listen(createHttpServer(app, log, { bodyIdleMs: testConfig().BODY_IDLE_TIMEOUT_MS }), 0, '127.0.0.1');
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, orm, close };
   } catch (error) {
     await close();

@@ -8,7 +8,7 @@ import { RequestLog } from '../../../src/db/request-log.js';
 import { createApp } from '../../../src/http/app.js';
 import { InFlightRequests } from '../../../src/http/in-flight.js';
 import { createHttpServer, listen } from '../../../src/http/server.js';
-import { ingestionSettings, loadConfig } from '../../../src/config.js';
+import { ingestionSettings, loadConfig, type Config } from '../../../src/config.js';
 import type { AvailabilityLog } from '../../../src/providers/openai-embedder.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { startBillingWorker } from '../../../src/jobs/billing-worker.js';
@@ -21,6 +21,11 @@ export function databaseUrl(): string {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set: run the tests through scripts/test.sh');
   return url;
+}
+
+/** The service's settings as the test environment gives them, with the suite's key secret. */
+export function testConfig(): Config {
+  return loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET });
 }
 
 /** A connection pool to the test database (or `url`), closed after the test file at the latest. */
@@ -102,6 +107,7 @@ export async function startServer(
     });
     const log = pino({ level: 'debug' }, sink);
     inFlight = new InFlightRequests(new RequestLog(orm));
+    const config = testConfig();
     const app = createApp({
       orm,
       log,
@@ -111,14 +117,13 @@ export async function startServer(
       trustProxy: options.trustProxy ?? false,
       services,
       rootDir: process.cwd(),
-      streamHeartbeatMs: options.streamHeartbeatMs ?? loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET }).STREAM_HEARTBEAT_MS,
+      streamHeartbeatMs: options.streamHeartbeatMs ?? config.STREAM_HEARTBEAT_MS,
     });
     if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, options.clock ?? systemClock, log);
     if (options.ingestion) {
-      const config = loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET });
       stopSweep = await startIngestionWorker(services.jobs, orm, services, options.clock ?? systemClock, log, { ...ingestionSettings(config), sweepMs: 2_000 });
     }
-    server = await listen(createHttpServer(app, log, { bodyIdleMs: options.bodyIdleMs ?? loadConfig({ ...process.env, KEY_HASH_SECRET: HASH_SECRET }).BODY_IDLE_TIMEOUT_MS }), options.port ?? 0, '127.0.0.1');
+    server = await listen(createHttpServer(app, log, { bodyIdleMs: options.bodyIdleMs ?? config.BODY_IDLE_TIMEOUT_MS }), options.port ?? 0, '127.0.0.1');
     const { port } = server.address() as AddressInfo;
     return { url: `http://127.0.0.1:${port}`, orm, logs, close };
   } catch (error) {
