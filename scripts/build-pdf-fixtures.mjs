@@ -11,7 +11,9 @@
 //   chromium   Chromium's print to PDF of an HTML page (HarfBuzz shaping, Skia)
 //   libreoffice  LibreOffice Writer's PDF export of the same HTML
 //   pango      pango-view's PDF (cairo), one page at a time, joined by pdfunite
-// and password-protected.pdf, LibreOffice's English pages that open only with the password "fixture";
+// chromium-justified-<language>.pdf and chromium-columns-<language>.pdf, the Sinhala and Tamil
+// pages justified in a narrow measure and in two columns (LAYOUTS); password-protected.pdf,
+// LibreOffice's English pages that open only with the password "fixture";
 // libreoffice-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil, whose pulli (்) readers see
 // detached from its letter; and ghostscript-<language>.pdf, Chromium's Sinhala and Tamil files
 // passed through Ghostscript's pdfwrite, which garbles their text layer (the reader refuses them).
@@ -51,12 +53,21 @@ function pagesOf({ source, pages }) {
 
 const escapeHtml = (s) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
-function html(pages, { lang, family }) {
+// Layouts that pdftotext's default reading order gets wrong in Tamil and Sinhala (each page's
+// paragraphs in a block of this style): justified narrow lines, whose wide gaps between long
+// words read as columns, and two columns, whose paragraphs it interleaves.
+const LAYOUTS = {
+  justified: 'text-align: justify; width: 9cm',
+  columns: 'column-count: 2; column-gap: 0.6cm',
+};
+
+function html(pages, { lang, family }, layout) {
   const body = pages
     .map((paragraphs, i) => {
       // LibreOffice reads page-break-before; Chromium both
-      const style = i === 0 ? '' : ' style="page-break-before: always; break-before: page"';
-      return paragraphs.map((p, j) => `<p${j === 0 ? style : ''}>${escapeHtml(p)}</p>`).join('\n');
+      const breakBefore = i === 0 ? '' : 'page-break-before: always; break-before: page';
+      const text = paragraphs.map((p, j) => `<p${j === 0 && !layout && breakBefore ? ` style="${breakBefore}"` : ''}>${escapeHtml(p)}</p>`).join('\n');
+      return layout ? `<div style="${[breakBefore, layout].filter(Boolean).join('; ')}">\n${text}\n</div>` : text;
     })
     .join('\n');
   return `<!DOCTYPE html><html lang="${lang}"><head><meta charset="utf-8"><title>fixture</title>
@@ -146,6 +157,12 @@ try {
     if (language === 'english') continue;
     ghostscript(path.join(OUT, `chromium-${language}.pdf`), path.join(OUT, `ghostscript-${language}.pdf`));
     console.log(`ghostscript-${language}.pdf: chromium's file through Ghostscript's pdfwrite`);
+    for (const [layout, style] of Object.entries(LAYOUTS)) {
+      const layoutHtml = path.join(work, `${language}-${layout}.html`);
+      writeFileSync(layoutHtml, html(pages, spec, style));
+      chromium(layoutHtml, path.join(OUT, `chromium-${layout}-${language}.pdf`));
+      console.log(`chromium-${layout}-${language}.pdf: ${style}`);
+    }
   }
   const serifHtml = path.join(work, 'tamil-serif.html');
   writeFileSync(serifHtml, html(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }));

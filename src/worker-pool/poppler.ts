@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
-import { finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
+import { chooseReadingOrder, finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
 import { OverBudgetError } from '../domain/ports/heavy-work.js';
 
@@ -55,7 +55,8 @@ export function requirePopplerTools(env: NodeJS.ProcessEnv = toolEnvironment()):
  * `prlimit` (processor seconds, address space), so the kernel ends it when it goes over, even
  * when the pool has stopped this thread meanwhile; that rejects with OverBudgetError, which the
  * pool reports as the job's own overrun. Each tool of a file gets the whole budget: pdfinfo and
- * pdffonts read only the file's structure, pdftotext does the work.
+ * pdffonts read only the file's structure, pdftotext does the work (its two runs at once, so a
+ * file's time is the budget and a hostile one takes two cores for it).
  */
 async function tool(name: string, args: string[], input: Uint8Array, { cpuMs, memoryMb }: ToolLimits): Promise<string> {
   const cpuSeconds = Math.max(1, Math.ceil(cpuMs / 1000));
@@ -122,10 +123,12 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   if (pages === 0) return [];
   const legacy = legacyFont(fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits)));
   if (legacy) throw new Error(legacyFontProblem(legacy));
-  // the default mode reads in reading order (the README has the comparison with -raw and
-  // -layout); each page ends with a form feed
-  const text = await tool('pdftotext', ['-enc', 'UTF-8', '-l', String(pages), '-', '-'], bytes, limits);
-  const read = finishPdfPages(text.split('\f').slice(0, pages));
+  // the default mode and -raw (chooseReadingOrder; the README has the comparison with -layout),
+  // side by side on the machine's cores; each page ends with a form feed
+  const args = ['-enc', 'UTF-8', '-l', String(pages), '-', '-'];
+  const [placed, drawn] = await Promise.all([tool('pdftotext', args, bytes, limits), tool('pdftotext', ['-raw', ...args], bytes, limits)]);
+  const asPages = (text: string) => finishPdfPages(text.split('\f').slice(0, pages));
+  const read = chooseReadingOrder(asPages(placed), asPages(drawn));
   const problem = textLayerProblem(read, /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim());
   if (problem) throw new Error(problem);
   return read;

@@ -104,6 +104,28 @@ describe('the PDF reader on the files of each producer', () => {
   });
 });
 
+describe('layouts that poppler’s reading order breaks: justified narrow lines and two columns', () => {
+  // the pages reflow, so the whole text is compared
+  const whole = (pages: string[]) => [pages.join('\n')];
+  const files = ['sinhala', 'tamil'].flatMap((language) => ['justified', 'columns'].map((layout) => ({ layout, language })));
+
+  test.each(files)('$layout $language by Chromium: at least 99.5% of words exactly right, in order', async ({ layout, language }) => {
+    const url = new URL(`chromium-${layout}-${language}.pdf`, FIXTURES);
+    const service = wordAccuracy(whole(expected[language]!), whole(await SERVICE[1]('', new Uint8Array(readFileSync(url)))));
+    const placed = wordAccuracy(whole(expected[language]!), whole(await repaired(pdftotext())(fileURLToPath(url), new Uint8Array())));
+    console.log(`chromium-${layout}-${language}: ${service.toFixed(3)} of words exactly right; ${placed.toFixed(3)} in pdftotext’s reading order alone`);
+    expect(service).toBeGreaterThanOrEqual(0.995);
+  });
+
+  test('the Tamil files are ones that pdftotext’s reading order alone gets wrong', async () => {
+    for (const layout of ['justified', 'columns']) {
+      const url = new URL(`chromium-${layout}-tamil.pdf`, FIXTURES);
+      const placed = wordAccuracy(whole(expected.tamil!), whole(await repaired(pdftotext())(fileURLToPath(url), new Uint8Array())));
+      expect([layout, placed < 0.99]).toEqual([layout, true]);
+    }
+  });
+});
+
 describe('fonts and tools that break words or the text layer', () => {
   const read = (name: string) => readPdfPages(new Uint8Array(readFileSync(new URL(name, FIXTURES))), LIMITS);
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
-import { joinDetachedSigns, repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
+import { chooseReadingOrder, joinDetachedSigns, repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
 import { readPdfPages } from '../../src/worker-pool/poppler.js';
 
 const LIMITS = { cpuMs: 10_000, memoryMb: 512 };
@@ -100,5 +100,32 @@ describe('joinDetachedSigns', () => {
     ['a ZWJ conjunct before a space that is not followed by a consonant', 'ර්‍ 1'],
   ])('leaves %s as it is', (_, text) => {
     expect(joinDetachedSigns(text)).toBe(text);
+  });
+});
+
+describe('chooseReadingOrder', () => {
+  const placed = 'Rivers\n\nThe Mahaweli is the longest\nriver of Sri Lanka.';
+
+  test('keeps the reading order, with its blank lines, when the drawn order has the same words', () => {
+    expect(chooseReadingOrder([placed], ['Rivers\nThe Mahaweli is the longest\nriver of Sri Lanka.'])).toEqual([placed]);
+  });
+
+  test('takes the drawn order when the words are the same but in another order, on no more lines', () => {
+    const interleaved = 'left one\nright one\n\nleft two\nright two';
+    const drawn = 'left one\nleft two\nright one\nright two';
+    expect(chooseReadingOrder([interleaved, placed], [drawn, placed])).toEqual([drawn, placed]);
+  });
+
+  test('keeps the reading order when the drawn order has more words or more lines', () => {
+    const columnsRead = 'a b c\nd e f';
+    expect(chooseReadingOrder([columnsRead], ['a b\nc d e f'])).toEqual([columnsRead]); // another order, more lines
+    expect(chooseReadingOrder([columnsRead], ['a b c d e f f'])).toEqual([columnsRead]); // a word drawn twice
+    expect(chooseReadingOrder([columnsRead], ['d e f\na b c'])).toEqual(['d e f\na b c']);
+  });
+
+  test('keeps the reading order when the drawn order has other letters, or lacks the page', () => {
+    expect(chooseReadingOrder(['a b\nc'], ['c a'])).toEqual(['a b\nc']); // a word lost
+    expect(chooseReadingOrder(['ab\ncd'], ['cd ab'.replace('d', 'x')])).toEqual(['ab\ncd']);
+    expect(chooseReadingOrder(['a', 'b'], ['a'])).toEqual(['a', 'b']);
   });
 });

@@ -68,6 +68,28 @@ export function joinDetachedSigns(text: string): string {
   return text.replace(DETACHED_SIGN, '').replace(SPLIT_CONJUNCT, '$1');
 }
 
+// pdftotext's default mode orders a page's blocks of text by where they lie, and misreads lines
+// with wide gaps between words as columns (justified Tamil and Sinhala, whose words are long) and
+// interleaves the paragraphs of two columns of Tamil. The order the file draws its text in
+// (`pdftotext -raw`) reads those exactly, but has no blank lines between blocks (the answerer
+// reads headings and paragraphs by them), and is wrong for a file that draws its text out of order.
+// So a page keeps the default's text unless the two disagree on the words, and the drawn order
+// has the same letters, no more words (a word broken, text drawn twice for bold) and no more lines
+// (a line broken apart) than the default's.
+const words = (page: string) => page.split(/\s+/).filter((word) => word !== '');
+const lines = (page: string) => page.split('\n').filter((line) => line.trim() !== '').length;
+const letters = (pageWords: string[]) => [...pageWords.join('')].sort().join('');
+
+/** Per page, the text in poppler's reading order (`placed`) or in the file's drawing order (`drawn`), as above. */
+export function chooseReadingOrder(placed: string[], drawn: string[]): string[] {
+  return placed.map((page, i) => {
+    const other = drawn[i] ?? '';
+    const [a, b] = [words(page), words(other)];
+    if (a.length === b.length && a.every((word, j) => word === b[j])) return page;
+    return b.length <= a.length && lines(other) <= lines(page) && letters(a) === letters(b) ? other : page;
+  });
+}
+
 /** Bounds the work one document can cause (a textbook has a few hundred pages). */
 export const MAX_PAGES = 2000;
 
