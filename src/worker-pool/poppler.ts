@@ -58,13 +58,15 @@ export function requirePopplerTools(env: NodeJS.ProcessEnv = toolEnvironment()):
  * pdffonts read only the file's structure, pdftotext does the work (its two runs at once, so a
  * file's time is the budget and a hostile one takes two cores for it).
  */
-async function tool(name: string, args: string[], input: Uint8Array, { cpuMs, memoryMb }: ToolLimits): Promise<string> {
+async function tool(name: string, args: string[], input: Uint8Array, { cpuMs, memoryMb }: ToolLimits, signal?: AbortSignal): Promise<string> {
   const cpuSeconds = Math.max(1, Math.ceil(cpuMs / 1000));
   // a tool that waits without using the processor (it should not) is ended after 5 × its time
   const wallSeconds = 5 * cpuSeconds;
   const command = ['--signal=KILL', `${wallSeconds}s`, 'prlimit', `--cpu=${cpuSeconds}`, `--as=${memoryMb * 1024 * 1024}`, '--', name, ...args];
   return new Promise((resolve, reject) => {
-    const child = execFile('timeout', command, { encoding: 'utf8', maxBuffer: MAX_INFLATED_BYTES, env: toolEnvironment() }, (error, stdout, stderr) => {
+    // an abort sends SIGTERM to `timeout`, which passes it on to the tool
+    const options = { encoding: 'utf8' as const, maxBuffer: MAX_INFLATED_BYTES, env: toolEnvironment(), signal };
+    const child = execFile('timeout', command, options, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       // more text than a file within the inflation budget can hold: the tool was stopped
       if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new OverBudgetError('memory', memoryMb));
@@ -126,7 +128,13 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   // the default mode and -raw (chooseReadingOrder; the README has the comparison with -layout),
   // side by side on the machine's cores; each page ends with a form feed
   const args = ['-enc', 'UTF-8', '-l', String(pages), '-', '-'];
-  const [placed, drawn] = await Promise.all([tool('pdftotext', args, bytes, limits), tool('pdftotext', ['-raw', ...args], bytes, limits)]);
+  // when one run fails, the other is stopped rather than left to spend its budget
+  const stop = new AbortController();
+  const runs = [args, ['-raw', ...args]].map((modeArgs) => tool('pdftotext', modeArgs, bytes, limits, stop.signal));
+  const [placed, drawn] = (await Promise.all(runs).catch((error: unknown) => {
+    stop.abort();
+    throw error;
+  })) as [string, string];
   const asPages = (text: string) => finishPdfPages(text.split('\f').slice(0, pages));
   const read = chooseReadingOrder(asPages(placed), asPages(drawn));
   const problem = textLayerProblem(read, /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim());
