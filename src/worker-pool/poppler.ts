@@ -56,7 +56,7 @@ export function requirePopplerTools(env: NodeJS.ProcessEnv = toolEnvironment()):
  * when the pool has stopped this thread meanwhile; that rejects with OverBudgetError, which the
  * pool reports as the job's own overrun. Each tool of a file gets the whole budget: pdfinfo and
  * pdffonts read only the file's structure, pdftotext does the work (its two runs at once, so a
- * file's time is the budget and a hostile one takes two cores for it).
+ * file that takes the whole budget holds two cores and twice the memory for that time).
  */
 async function tool(name: string, args: string[], input: Uint8Array, { cpuMs, memoryMb }: ToolLimits, signal?: AbortSignal): Promise<string> {
   const cpuSeconds = Math.max(1, Math.ceil(cpuMs / 1000));
