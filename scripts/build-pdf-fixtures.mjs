@@ -12,7 +12,9 @@
 //   libreoffice  LibreOffice Writer's PDF export of the same HTML
 //   pango      pango-view's PDF (cairo), one page at a time, joined by pdfunite
 // chromium-justified-<language>.pdf and chromium-columns-<language>.pdf, the Sinhala and Tamil
-// pages justified in a narrow measure and in two columns (LAYOUTS); password-protected.pdf,
+// pages justified in a narrow measure and in two columns (LAYOUTS); chromium-hyphenated-english.pdf,
+// the English ones justified with soft hyphens in long words, which Chromium shows at line ends
+// as U+2010; password-protected.pdf,
 // LibreOffice's English pages that open only with the password "fixture";
 // libreoffice-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil, whose pulli (்) readers see
 // detached from its letter; and ghostscript-<language>.pdf, Chromium's Sinhala and Tamil files
@@ -164,6 +166,12 @@ try {
       console.log(`chromium-${layout}-${language}.pdf: ${style}`);
     }
   }
+  // every long word may break after each third letter (a soft hyphen), as hyphenation allows
+  const softHyphens = (p) => p.replace(/[A-Za-z]{6,}/g, (word) => word.replace(/(?<=^(?:[A-Za-z]{3})+)(?=[A-Za-z]{3})/g, '\u00AD'));
+  const hyphenatedHtml = path.join(work, 'english-hyphenated.html');
+  writeFileSync(hyphenatedHtml, html(pagesOf(LANGUAGES.english).map((page) => page.map(softHyphens)), LANGUAGES.english, LAYOUTS.justified));
+  chromium(hyphenatedHtml, path.join(OUT, 'chromium-hyphenated-english.pdf'));
+  console.log('chromium-hyphenated-english.pdf: the English pages justified, long words broken at soft hyphens');
   const serifHtml = path.join(work, 'tamil-serif.html');
   writeFileSync(serifHtml, html(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }));
   libreoffice(serifHtml, path.join(OUT, 'libreoffice-serif-tamil.pdf'), work);

@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
+import { settleLineEndHyphens } from '../domain/documents/line-end-hyphens.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { chooseReadingOrder, finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
@@ -136,7 +137,8 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
     throw error;
   })) as [string, string];
   const asPages = (text: string) => finishPdfPages(text.split('\f').slice(0, pages));
-  const read = chooseReadingOrder(asPages(placed), asPages(drawn));
+  const settled = settleLineEndHyphens(asPages(placed), asPages(drawn));
+  const read = chooseReadingOrder(settled.placed, settled.drawn);
   const problem = textLayerProblem(read, /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim());
   if (problem) throw new Error(problem);
   return read;

@@ -126,6 +126,25 @@ describe('layouts that poppler’s reading order breaks: justified narrow lines 
   });
 });
 
+describe('hyphens at line ends', () => {
+  const whole = (pages: string[]) => [pages.join('\n')];
+
+  test('English justified by Chromium with soft hyphens in long words: the broken words joined', async () => {
+    const url = new URL('chromium-hyphenated-english.pdf', FIXTURES);
+    const service = wordAccuracy(whole(expected.english!), whole(await SERVICE[1]('', new Uint8Array(readFileSync(url)))));
+    const placed = wordAccuracy(whole(expected.english!), whole(await repaired(pdftotext())(fileURLToPath(url), new Uint8Array())));
+    console.log(`chromium-hyphenated-english: ${service.toFixed(3)} of words exactly right; ${placed.toFixed(3)} by pdftotext alone`);
+    expect(placed).toBeLessThan(0.95);
+    expect(service).toBeGreaterThanOrEqual(0.995);
+  });
+
+  test.each(['libreoffice', 'pango'])('%s English: a compound broken at its hyphen keeps it', async (producer) => {
+    const text = (await SERVICE[1]('', new Uint8Array(readFileSync(new URL(`${producer}-english.pdf`, FIXTURES))))).join('\n');
+    const compounds = expected.english!.join('\n').match(/\p{L}+-\p{L}+/gu)!;
+    for (const compound of compounds) expect([compound, text.includes(compound)]).toEqual([compound, true]);
+  });
+});
+
 describe('fonts and tools that break words or the text layer', () => {
   const read = (name: string) => readPdfPages(new Uint8Array(readFileSync(new URL(name, FIXTURES))), LIMITS);
 

@@ -1,4 +1,5 @@
 import { normalise } from '../text/normalise.js';
+import { joinSoftHyphens } from './line-end-hyphens.js';
 
 // Text extracted from Sinhala and Tamil PDFs is in visual order: a vowel sign drawn before its
 // consonant (ෙ, ේ, ෛ; ெ, ே, ை) comes before it, and the second half of a two-part vowel (ො =
@@ -93,7 +94,7 @@ export function chooseReadingOrder(placed: string[], drawn: string[]): string[] 
 /** Bounds the work one document can cause (a textbook has a few hundred pages). */
 export const MAX_PAGES = 2000;
 
-/** The pages a PDF reader gave, as the index sees them: detached signs joined, repaired where in visual order, normalised. */
+/** The pages a PDF reader gave, as the index sees them: words broken by a soft hyphen and detached signs joined, repaired where in visual order, normalised. */
 export function finishPdfPages(pages: string[]): string[] {
-  return pages.map((page) => normalise(repairVisualOrder(joinDetachedSigns(page))).trim());
+  return pages.map((page) => normalise(repairVisualOrder(joinDetachedSigns(joinSoftHyphens(page)))).trim());
 }

@@ -1,0 +1,48 @@
+// A line that ends in a hyphen: pdftotext's reading order joins it to the next line without the
+// hyphen ("north-" / "east" becomes "northeast"), its drawn order (-raw) keeps the two parts on
+// their lines. Word processors and browsers break lines only at the hyphens a text has
+// ("north-east", "8-bit", "1990-1995") unless hyphenation is turned on, and a word that a layout
+// hyphenated is most often found whole elsewhere in the same document. So the hyphen stays, unless
+// the joined word also appears in the document away from a line's end.
+// A soft hyphen shown at a line's end is the layout's own (Chromium writes it as U+2010 HYPHEN,
+// other producers keep U+00AD): the word is joined without it.
+const SOFT_BREAK = /([\p{L}\p{M}\p{N}])[\u00AD\u2010]+[^\S\n]*\n[^\S\n]*(?=[\p{L}\p{M}\p{N}])/gu;
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+const BREAK = /([\p{L}\p{M}\p{N}]+)-\n([\p{L}\p{M}\p{N}]+)/gu;
+
+/** The joined words of the hyphens to keep, each with its hyphenated form. */
+function keptHyphens(placed: string[], drawn: string[]): Map<string, string> {
+  const breaks = new Map<string, { hyphenated: string; count: number }>();
+  for (const page of drawn) {
+    for (const [, before, after] of page.matchAll(BREAK)) {
+      const entry = breaks.get(before! + after!) ?? { hyphenated: `${before}-${after}`, count: 0 };
+      entry.count += 1;
+      breaks.set(before! + after!, entry);
+    }
+  }
+  const seen = new Map<string, number>();
+  for (const page of placed) {
+    for (const [word] of page.matchAll(WORD)) if (breaks.has(word)) seen.set(word, (seen.get(word) ?? 0) + 1);
+  }
+  const kept = new Map<string, string>();
+  for (const [joined, { hyphenated, count }] of breaks) if ((seen.get(joined) ?? 0) <= count) kept.set(joined, hyphenated);
+  return kept;
+}
+
+/**
+ * The two readings of a PDF's pages with every line-end hyphen settled alike (above): in `placed`,
+ * the words pdftotext joined get their hyphen back where it stays; in `drawn`, the parts are joined,
+ * with or without it.
+ */
+export function settleLineEndHyphens(placed: string[], drawn: string[]): { placed: string[]; drawn: string[] } {
+  const kept = keptHyphens(placed, drawn);
+  return {
+    placed: kept.size === 0 ? placed : placed.map((page) => page.replace(WORD, (word) => kept.get(word) ?? word)),
+    drawn: drawn.map((page) => page.replace(BREAK, (_, before: string, after: string) => kept.get(before + after) ?? before + after)),
+  };
+}
+
+/** The page with the words that a soft hyphen broke at a line's end joined (above). */
+export function joinSoftHyphens(page: string): string {
+  return page.replace(SOFT_BREAK, '$1');
+}
