@@ -131,11 +131,11 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   const args = ['-enc', 'UTF-8', '-l', String(pages), '-', '-'];
   // when one run fails, the other is stopped rather than left to spend its budget
   const stop = new AbortController();
-  const runs = [args, ['-raw', ...args]].map((modeArgs) => tool('pdftotext', modeArgs, bytes, limits, stop.signal));
-  const [placed, drawn] = (await Promise.all(runs).catch((error: unknown) => {
+  const pdftotext = (mode: string[]) => tool('pdftotext', [...mode, ...args], bytes, limits, stop.signal);
+  const [placed, drawn] = await Promise.all([pdftotext([]), pdftotext(['-raw'])]).catch((error: unknown) => {
     stop.abort();
     throw error;
-  })) as [string, string];
+  });
   const asPages = (text: string) => finishPdfPages(text.split('\f').slice(0, pages));
   const settled = settleLineEndHyphens(asPages(placed), asPages(drawn));
   const read = chooseReadingOrder(settled.placed, settled.drawn);

@@ -104,35 +104,39 @@ describe('the PDF reader on the files of each producer', () => {
   });
 });
 
-describe('layouts that poppler’s reading order breaks: justified narrow lines and two columns', () => {
-  // the pages reflow, so the whole text is compared
+/**
+ * Words exactly right in a fixture read by the service and by pdftotext's reading order alone
+ * (with the repair), over the whole text: its pages reflow, so they are not those of the source.
+ */
+async function wholeTextAccuracy(file: string, language: string): Promise<{ service: number; placed: number }> {
+  const url = new URL(file, FIXTURES);
   const whole = (pages: string[]) => [pages.join('\n')];
+  return {
+    service: wordAccuracy(whole(expected[language]!), whole(await SERVICE[1]('', new Uint8Array(readFileSync(url))))),
+    placed: wordAccuracy(whole(expected[language]!), whole(await repaired(pdftotext())(fileURLToPath(url), new Uint8Array()))),
+  };
+}
+
+describe('layouts that poppler’s reading order breaks: justified narrow lines and two columns', () => {
   const files = ['sinhala', 'tamil'].flatMap((language) => ['justified', 'columns'].map((layout) => ({ layout, language })));
 
   test.each(files)('$layout $language by Chromium: at least 99.5% of words exactly right, in order', async ({ layout, language }) => {
-    const url = new URL(`chromium-${layout}-${language}.pdf`, FIXTURES);
-    const service = wordAccuracy(whole(expected[language]!), whole(await SERVICE[1]('', new Uint8Array(readFileSync(url)))));
-    const placed = wordAccuracy(whole(expected[language]!), whole(await repaired(pdftotext())(fileURLToPath(url), new Uint8Array())));
+    const { service, placed } = await wholeTextAccuracy(`chromium-${layout}-${language}.pdf`, language);
     console.log(`chromium-${layout}-${language}: ${service.toFixed(3)} of words exactly right; ${placed.toFixed(3)} in pdftotext’s reading order alone`);
     expect(service).toBeGreaterThanOrEqual(0.995);
   });
 
   test('the Tamil files are ones that pdftotext’s reading order alone gets wrong', async () => {
     for (const layout of ['justified', 'columns']) {
-      const url = new URL(`chromium-${layout}-tamil.pdf`, FIXTURES);
-      const placed = wordAccuracy(whole(expected.tamil!), whole(await repaired(pdftotext())(fileURLToPath(url), new Uint8Array())));
+      const { placed } = await wholeTextAccuracy(`chromium-${layout}-tamil.pdf`, 'tamil');
       expect([layout, placed < 0.99]).toEqual([layout, true]);
     }
   });
 });
 
 describe('hyphens at line ends', () => {
-  const whole = (pages: string[]) => [pages.join('\n')];
-
   test('English justified by Chromium with soft hyphens in long words: the broken words joined', async () => {
-    const url = new URL('chromium-hyphenated-english.pdf', FIXTURES);
-    const service = wordAccuracy(whole(expected.english!), whole(await SERVICE[1]('', new Uint8Array(readFileSync(url)))));
-    const placed = wordAccuracy(whole(expected.english!), whole(await repaired(pdftotext())(fileURLToPath(url), new Uint8Array())));
+    const { service, placed } = await wholeTextAccuracy('chromium-hyphenated-english.pdf', 'english');
     console.log(`chromium-hyphenated-english: ${service.toFixed(3)} of words exactly right; ${placed.toFixed(3)} by pdftotext alone`);
     expect(placed).toBeLessThan(0.95);
     expect(service).toBeGreaterThanOrEqual(0.995);
