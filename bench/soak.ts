@@ -1,5 +1,4 @@
-import autocannon from 'autocannon';
-import { measured, type Measure } from './load.js';
+import { runAutocannon, type Measure } from './load.js';
 import { rssBytes } from './processes.js';
 
 // The soak (npm run bench -- --soak): mixed load on one service process for a long time, its
@@ -48,9 +47,9 @@ export async function soak(load: SoakLoad): Promise<SoakResult> {
   const sample = () => samples.push([(performance.now() - started) / 60_000, rssBytes(load.pid) / 2 ** 20]);
   sample();
   const timer = setInterval(sample, SAMPLE_MS);
-  let result: autocannon.Result;
+  let measure: Measure;
   try {
-    result = await autocannon({
+    measure = await runAutocannon({
       url: load.url,
       connections: load.connections,
       duration: load.minutes * 60,
@@ -74,7 +73,7 @@ export async function soak(load: SoakLoad): Promise<SoakResult> {
   sample();
   const warm = samples.filter(([minute]) => minute * 60_000 >= WARM_UP_MS);
   return {
-    measure: measured(result),
+    measure,
     samples,
     peakMb: Math.max(...samples.map(([, mb]) => mb)),
     slopeMbPerMinute: slope(warm),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { callLoad, sideBySide } from '../../bench/load.js';
+import { createServer } from 'node:http';
+import { callLoad, runAutocannon, sideBySide } from '../../bench/load.js';
 import { chunk } from '../../bench/corpus.js';
 import { latencyChart, targets, type Row } from '../../bench/report.js';
 import { slope } from '../../bench/soak.js';
@@ -83,5 +84,27 @@ describe('benchmark corpus and load', () => {
     expect(measure.firstFailure).toBe('refused');
     expect(measure.requests).toBeGreaterThan(0);
     expect(measure.p50).toBeGreaterThanOrEqual(4);
+  });
+
+  it('measures HTTP load in fractions of a millisecond, from 2xx answers only, and counts the others as failures', async () => {
+    let served = 0;
+    // every fourth answer is a 503 answered at once; the others wait 3 ms
+    const server = createServer((_req, res) => {
+      if (++served % 4 === 0) res.writeHead(503).end();
+      else setTimeout(() => res.end('ok'), 3);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const measure = await runAutocannon({ url: `http://127.0.0.1:${port}/`, connections: 2, duration: 0.5 });
+      expect(measure.failures).toBeGreaterThan(0);
+      expect(measure.firstFailure).toMatch(/^\d+ non-2xx answers \(.*503: \d+/);
+      // the 503s, answered at once, do not pull the percentiles under the 3 ms the others took
+      expect(measure.p50).toBeGreaterThanOrEqual(3);
+      // whole milliseconds only by chance: autocannon times answers with the high-resolution clock
+      expect([measure.p50, measure.p90, measure.p99].some((ms) => !Number.isInteger(ms))).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
