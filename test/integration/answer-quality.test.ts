@@ -77,13 +77,13 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const normal = (text: string) => text.normalize('NFC').toLowerCase();
 
 describe('offline answers on held-out QA sets, from text and from Chromium PDFs', () => {
-  // Floors just under the measured figures (0.917 and 0.976 on both formats, README "Answer
+  // Floors just under the measured figures (0.930 and 0.976 on both formats, README "Answer
   // quality"), so a change that makes answers worse fails. A few expected answers cannot match
   // any quote (SciQ's own typos, "photosynthesis" for "photosynthesize"), and some questions miss
   // their passage in retrieval.
   test.each([
-    ['english', 'text', 0.91],
-    ['english', 'chromium-pdf', 0.91],
+    ['english', 'text', 0.92],
+    ['english', 'chromium-pdf', 0.92],
     ['sinhala', 'text', 0.95],
     ['sinhala', 'chromium-pdf', 0.95],
   ] as const)('%s from %s: the answer contains the expected answer (at least %d of the time), in at most 35 words at the median', async (language, format, floor) => {

@@ -119,6 +119,33 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('What term means a genetically exact copy of an organism?', [passage(paragraph)]).answer).toBe(
       'Could a clone, a genetically exact copy of an organism, be made? Nobody has tried.',
     );
+    // a question in a paragraph is answered by what follows it, not by the sentence before, even when it points back
+    const asked = 'Diamond is the hardest natural material known. Yet diamond is just pure carbon. What is special about this element that makes diamond so hard? Bonds. Chemical bonds. Each atom has four.';
+    expect(extractiveAnswer('Which property of diamond makes it so hard?', [passage(asked)]).answer).toBe(
+      'What is special about this element that makes diamond so hard? Bonds. Chemical bonds.',
+    );
+    // so is one that starts a PDF's line with prose after it on the line; alone on its line it is an exam question's
+    const wrapped = 'Diamond is the hardest natural material known. Yet diamond is just pure carbon.\nWhat is special about this element that makes diamond so hard? Bonds. Chemical bonds.\nEach atom has four.';
+    expect(extractiveAnswer('Which property of diamond makes it so hard?', [passage(wrapped)]).answer).toBe(
+      'What is special about this element that makes diamond so hard? Bonds. Chemical bonds.',
+    );
+    const alone = 'Diamond is the hardest natural material known. Yet diamond is just pure carbon.\nWhat is special about this element that makes diamond so hard?\nBonds. Chemical bonds.';
+    expect(extractiveAnswer('Which property of diamond makes it so hard?', [passage(alone)]).answer).not.toMatch(/^What is special/);
+  });
+
+  test('a sentence of the passage with question words that the best one lacks joins the answer, in the passage\'s order, within 60 words', () => {
+    const kidneys =
+      'Kidneys filter blood in three steps. Most solutes are filtered out first. ' +
+      'In the loop of Henle, the filtrate exchanges solutes and water with the renal medulla. Water is reabsorbed during this step.';
+    const question = 'Nephrons and the loop of Henle are part of blood filtration by what organs?';
+    expect(extractiveAnswer(question, [passage(kidneys)]).answer).toBe(
+      'Kidneys filter blood in three steps. In the loop of Henle, the filtrate exchanges solutes and water with the renal medulla. Water is reabsorbed during this step.',
+    );
+    // one that would take the answer past 60 words stays out, and so does one that adds no word the answer lacks
+    const long = `Kidneys filter blood in three steps, ${'slowly and '.repeat(25)}steadily. In the loop of Henle, the filtrate exchanges solutes and water with the renal medulla.`;
+    expect(extractiveAnswer(question, [passage(long)]).answer).toBe('In the loop of Henle, the filtrate exchanges solutes and water with the renal medulla.');
+    const nothingNew = 'The loop of Henle is long. In the loop of Henle, the filtrate exchanges solutes and water with the renal medulla.';
+    expect(extractiveAnswer(question, [passage(nothingNew)]).answer).toBe('In the loop of Henle, the filtrate exchanges solutes and water with the renal medulla.');
   });
 
   test('at most three sentences, all from the one passage that covers the question best', () => {
@@ -173,7 +200,8 @@ describe('extractive answers', () => {
       passage('The cathedral in Kiev burned.'),
       passage('Yaroslav ruled the city for years. The cathedral in Kiev was his.'),
     ]);
-    expect(drafted).toEqual({ answer: 'The cathedral in Kiev was his.', used: [1] });
+    // (the sentence before it has the question's Yaroslav, which the best one lacks)
+    expect(drafted).toEqual({ answer: 'Yaroslav ruled the city for years. The cathedral in Kiev was his.', used: [1] });
   });
 
   test('"does" and "not" of the question are no content: the sentence with its subject wins', () => {
@@ -203,7 +231,8 @@ describe('extractive answers', () => {
       '(b) How much would he have earned with simple interest at the same rate for 2 years?',
     ].join('\n');
     const drafted = extractiveAnswer('How much compound interest do 50,000 rupees earn at 10% a year?', [passage(text)]);
-    expect(drafted.answer).toBe('The compound interest earned is 10,500 rupees.');
+    // the line before has the question's year, which the best sentence lacks: it is quoted too
+    expect(drafted.answer).toBe('Answer: after the first year he has 55,000 rupees and after the second 60,500. The compound interest earned is 10,500 rupees.');
   });
 
   test('an abbreviation in parentheses does not end a sentence, so a heading with one stays a heading', () => {
@@ -288,7 +317,8 @@ describe('answers ranked by meaning too', () => {
     const words = extractiveAnswer(question, rivers);
     expect(words.answer).toMatch(/^මහවැලි/);
     const drafted = await answerByMeaning(question, rivers, { embedder, question: [1, 0] });
-    expect(drafted).toEqual({ answer: 'කැළණි ගඟ කොළඹ අසලින් මුහුදට වැටේ.', used: [0] });
+    // the closest in meaning is the answer's best sentence; the first sentence has the question's words it lacks, so it joins it
+    expect(drafted).toEqual({ answer: 'මහවැලි ගඟ ශ්‍රී ලංකාවේ දිගම ගඟයි. කැළණි ගඟ කොළඹ අසලින් මුහුදට වැටේ.', used: [0] });
     expect(embedder.calls).toEqual([{ texts: rankCandidates(question, rivers).candidates.slice(0, 3).map((c) => c.text), kind: 'passage', urgent: true }]);
   });
 

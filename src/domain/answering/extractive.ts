@@ -16,6 +16,8 @@ const MAX_SENTENCES = 3;
 const MAX_WORDS_CONTINUING = 45;
 /** A sentence that points back brings the ones before it while they are this many words in all. */
 const MAX_WORDS_POINTING_BACK = 60;
+/** An answer takes in a sentence of its passage that has question words it lacks while it stays this many words (45 and 50 answered one SciQ question fewer). */
+const MAX_WORDS_COMPLETING = 60;
 /** How much a sentence's passage covering the question counts, beside the sentence itself covering it. */
 const PASSAGE_WEIGHT = 1;
 /** How much a sentence having the question's consecutive words next to each other counts (all of them: this much). */
@@ -108,7 +110,7 @@ export interface Candidate {
 export interface Ranked {
   language: string;
   candidates: Candidate[];
-  /** the answer that quotes `candidate`, with the sentences after it while the answer stays short; nothing found without one */
+  /** the answer that quotes `candidate`, with a sentence of its passage that has question words it lacks and the sentences after it while the answer stays short; nothing found without one */
   quote(candidate: Candidate | undefined): Drafted;
 }
 
@@ -116,8 +118,9 @@ export interface Ranked {
  * Quotes the sentences that answer the question: the sentence that covers most of the question
  * (its content words, also by stem or a shared beginning, which absorbs the suffixes of Sinhala
  * and Tamil words), in the passage that covers most of it, higher-ranked and shorter ones winning
- * ties; the sentences before it when it points back to them ("It is ..."); and the ones after
- * while the answer stays short. At most three sentences, all from one passage, in its order,
+ * ties; the sentences before it when it points back to them ("It is ..."); the sentence of the
+ * passage that has the most question words they lack, if any; and the ones after while the answer
+ * stays short. At most three sentences, all from one passage, in its order,
  * preferring passages in the question's language (attachments always count). Headings, titles,
  * page furniture, exam items, list items and questions on their own line are never quoted. It
  * never writes text of its own, apart from saying that nothing relevant was found.
@@ -161,10 +164,11 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     const passageCoverage = coverage(asked.map((_, i) => Math.max(0, ...own.map((s) => s.credit[i]!))));
     for (const [position, sentence] of own.entries()) {
       if (!sentence.answers) continue;
-      // a sentence that points back is judged with the ones before it, which it needs
+      // a sentence that points back is judged with the ones before it, which it needs; a question
+      // inside a paragraph is not: what follows it answers it, so the quote leaves room for that
       let first = position;
       let words = sentence.words;
-      while (first > 0 && position - first < MAX_SENTENCES - 1 && own[first - 1]!.prose && POINTS_BACK.test(own[first]!.text) && words + own[first - 1]!.words <= MAX_WORDS_POINTING_BACK) {
+      while (sentence.prose && first > 0 && position - first < MAX_SENTENCES - 1 && own[first - 1]!.prose && POINTS_BACK.test(own[first]!.text) && words + own[first - 1]!.words <= MAX_WORDS_POINTING_BACK) {
         first--;
         words += own[first]!.words;
       }
@@ -183,16 +187,48 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
   const quote = (best: Candidate | undefined): Drafted => {
     if (!best) return { answer: nothingFound(language), used: [] };
     const own = sentencesOf[best.passage]!;
-    const quoted = own.slice(best.first, best.last + 1);
-    let total = quoted.reduce((sum, s) => sum + s.words, 0);
-    for (let next = best.last + 1; next < own.length && own[next]!.prose && quoted.length < MAX_SENTENCES; next++) {
-      if (total + own[next]!.words > (continues(quoted.at(-1)!, own[next]!) ? MAX_WORDS_CONTINUING : MAX_WORDS)) break;
-      quoted.push(own[next]!);
-      total += own[next]!.words;
+    const quoted = new Set<number>();
+    let total = 0;
+    for (let k = best.first; k <= best.last; k++) {
+      quoted.add(k);
+      total += own[k]!.words;
     }
-    return { answer: quoted.map((s) => s.text).join(' '), used: [best.passage] };
+    const completing = quoted.size < MAX_SENTENCES ? completingSentence(own, quoted, total) : undefined;
+    if (completing !== undefined) {
+      quoted.add(completing);
+      total += own[completing]!.words;
+    }
+    let last = best.last;
+    for (let next = best.last + 1; next < own.length && own[next]!.prose && quoted.size < MAX_SENTENCES; next++) {
+      if (quoted.has(next)) {
+        last = next;
+        continue;
+      }
+      if (total + own[next]!.words > (continues(own[last]!, own[next]!) ? MAX_WORDS_CONTINUING : MAX_WORDS)) break;
+      quoted.add(next);
+      total += own[next]!.words;
+      last = next;
+    }
+    return { answer: [...quoted].sort((a, b) => a - b).map((k) => own[k]!.text).join(' '), used: [best.passage] };
   };
   return { language, candidates, quote };
+}
+
+/**
+ * The prose sentence of the passage, outside `quoted`, that has the most question words the quoted
+ * sentences lack ("Kidneys filter blood ..." beside a best sentence on the loop of Henle, for "...
+ * by what organs?"), the first of equals, if it fits in the answer; undefined when none adds a word.
+ */
+function completingSentence(own: Sentence[], quoted: Set<number>, words: number): number | undefined {
+  const lacking = own[0]!.credit.map((_, i) => [...quoted].every((k) => own[k]!.credit[i]! < PREFIX_CREDIT));
+  let found: number | undefined;
+  let most = 0;
+  for (const [k, sentence] of own.entries()) {
+    if (quoted.has(k) || !sentence.prose || words + sentence.words > MAX_WORDS_COMPLETING) continue;
+    const adds = sentence.credit.filter((c, i) => lacking[i] && c >= PREFIX_CREDIT).length;
+    if (adds > most) [found, most] = [k, adds];
+  }
+  return found;
 }
 
 /** The question's distinct pairs of consecutive content words, as positions in `asked` ("earth moon", "moon sun" in "... the earth is between the moon and the sun ..."). */
@@ -276,6 +312,8 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   const out: Pick<Sentence, 'text' | 'prose' | 'answers'>[] = [];
   // whether each sentence follows prose (or a question inside a paragraph) on its line: a question there is in a paragraph too
   const afterProse: boolean[] = [];
+  // whether each sentence starts on the line where the one before it ends
+  const onLine: boolean[] = [];
   let previousEnd = -1;
   for (const { start, end } of sentenceSpans(text)) {
     const sameLine = previousEnd >= 0 && !text.slice(previousEnd, start).includes('\n');
@@ -290,8 +328,12 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     }
     const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, '').replace(MARK_ALLOCATION, ''));
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
+    onLine.push(sameLine);
     out.push({ text: cleaned, ...classify(cleaned, afterProse.at(-1)!) });
   }
+  // a question that prose follows on its line is in a paragraph too, where a PDF's line starts with it
+  // ("What is special about this element that makes diamond so hard? Bonds. Chemical bonds.")
+  for (let i = 0; i + 1 < out.length; i++) if (!out[i]!.answers && onLine[i + 1] && out[i + 1]!.prose) out[i]!.answers = classify(out[i]!.text, true).answers;
   return out;
 }
 
@@ -348,12 +390,12 @@ function withoutGluedHeading(sentence: string): string {
 
 /**
  * Prose has letters and is not an exam item or a list item, not a heading (short, unpunctuated)
- * and not a question; a question that follows prose on its line may still answer (it is inside a
- * paragraph, not an exam question's line).
+ * and not a question; a question inside a paragraph (prose before or after it on its line) may
+ * still answer: it is not an exam question's line.
  */
-function classify(text: string, afterProse: boolean): Pick<Sentence, 'prose' | 'answers'> {
+function classify(text: string, inParagraph: boolean): Pick<Sentence, 'prose' | 'answers'> {
   if (!/\p{L}/u.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text)) return { prose: false, answers: false };
-  if (/\?["'”’)]*$/u.test(text)) return { prose: false, answers: afterProse };
+  if (/\?["'”’)]*$/u.test(text)) return { prose: false, answers: inParagraph };
   const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
   return { prose, answers: prose };
 }
