@@ -58,7 +58,7 @@ export async function runAutocannon(options: autocannon.Options): Promise<Measur
       if (status >= 200 && status < 300) latencies.push(ms);
     });
   });
-  return measured(result, latencies.sort((a, b) => a - b));
+  return measured(result, latencies);
 }
 
 /**
@@ -82,6 +82,12 @@ export function sideBySide(measures: Measure[]): Measure {
 export function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+/** The p50, p90 and p99 of a run's latencies (in any order). */
+function latencyPercentiles(latencies: number[]): Pick<Measure, 'p50' | 'p90' | 'p99'> {
+  const sorted = latencies.toSorted((a, b) => a - b);
+  return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99) };
 }
 
 /**
@@ -110,19 +116,16 @@ export async function callLoad(connections: number, seconds: number, call: (i: n
     }),
   );
   const elapsed = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
     rps: latencies.length / elapsed,
-    p50: percentile(latencies, 0.5),
-    p90: percentile(latencies, 0.9),
-    p99: percentile(latencies, 0.99),
+    ...latencyPercentiles(latencies),
     failures,
     firstFailure,
   };
 }
 
-/** One load run's figures, with the percentiles of its 2xx answers' latencies (sorted), and its failures said in a line (non-2xx answers by status, errors, timeouts). */
+/** One load run's figures, with the percentiles of its 2xx answers' latencies, and its failures said in a line (non-2xx answers by status, errors, timeouts). */
 function measured(result: autocannon.Result, latencies: number[]): Measure {
   const failures = result.non2xx + result.errors + result.timeouts;
   const firstFailure = failures
@@ -133,9 +136,7 @@ function measured(result: autocannon.Result, latencies: number[]): Measure {
   return {
     requests: result.requests.total,
     rps: result.requests.average,
-    p50: percentile(latencies, 0.5),
-    p90: percentile(latencies, 0.9),
-    p99: percentile(latencies, 0.99),
+    ...latencyPercentiles(latencies),
     failures,
     firstFailure,
   };
