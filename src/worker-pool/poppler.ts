@@ -2,10 +2,12 @@ import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { settleLineEndHyphens } from '../domain/documents/line-end-hyphens.js';
+import { breaksAfterMarks, joinWords, wordsJoinedByGlyphs, type WordBox } from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { chooseReadingOrder, finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
 import { OverBudgetError } from '../domain/ports/heavy-work.js';
+import { glyphRuns } from './glyph-runs.js';
 
 // The `pdfText` step with poppler's command-line tools (Debian poppler-utils). pdftotext reads
 // the Sinhala and Tamil PDFs of every producer measured word for word (README, "Reading PDFs");
@@ -111,6 +113,47 @@ function fontNames(table: string): string[] {
     .filter((name) => name !== '');
 }
 
+// the five characters pdftotext -bbox writes as entities
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const WORD_BOX = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g;
+
+/** The words of each page in `pdftotext -bbox`'s page, in its order. */
+function wordBoxes(xhtml: string): WordBox[][] {
+  return xhtml
+    .split('<page ')
+    .slice(1)
+    .map((page) =>
+      [...page.matchAll(WORD_BOX)].map(([, xMin, yMin, xMax, yMax, text]) => ({
+        text: text!.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => ENTITIES[name]!),
+        xMin: Number(xMin),
+        yMin: Number(yMin),
+        xMax: Number(xMax),
+        yMax: Number(yMax),
+      })),
+    );
+}
+
+/**
+ * The pairs of words (src/domain/documents/mark-gaps.ts) that the glyphs of each of `pages` show to
+ * be one word, by where poppler places the words and pdf.js the glyphs.
+ */
+export async function wordsJoinedOnPages(bytes: Uint8Array, pages: number[], limits: ToolLimits): Promise<Map<number, Set<string>>> {
+  const [first, last] = [Math.min(...pages), Math.max(...pages)];
+  // the crop box, as pdf.js places glyphs in it
+  const bbox = ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), '-', '-'];
+  const [boxes, runs] = await Promise.all([tool('pdftotext', bbox, bytes, limits).then(wordBoxes), glyphRuns(bytes, pages)]);
+  return new Map(pages.map((n) => [n, wordsJoinedByGlyphs(boxes[n - first] ?? [], runs.get(n) ?? [])]));
+}
+
+/** Both readings' pages, with the words that a font's marks broke made whole on the pages that show such breaks. */
+async function joinBrokenWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {
+  const broken = placed.flatMap((page, i) => (breaksAfterMarks(page) ? [i + 1] : []));
+  if (broken.length === 0) return [placed, drawn];
+  const joined = await wordsJoinedOnPages(bytes, broken, limits);
+  const join = (pages: string[]) => pages.map((page, i) => joinWords(page, joined.get(i + 1) ?? new Set()));
+  return [join(placed), join(drawn)];
+}
+
 /**
  * The text of every page, in order, repaired and normalised; empty strings for pages without
  * text. A file in a legacy Sinhala or Tamil font is refused (src/domain/documents/legacy-fonts.ts), and so
@@ -136,8 +179,9 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
     stop.abort();
     throw error;
   });
-  const asPages = (text: string) => finishPdfPages(text.split('\f').slice(0, pages));
-  const settled = settleLineEndHyphens(asPages(placed), asPages(drawn));
+  const asPages = (text: string) => text.split('\f').slice(0, pages);
+  const [placedPages, drawnPages] = await joinBrokenWords(bytes, asPages(placed), asPages(drawn), limits);
+  const settled = settleLineEndHyphens(finishPdfPages(placedPages), finishPdfPages(drawnPages));
   const read = chooseReadingOrder(settled.placed, settled.drawn);
   const problem = textLayerProblem(read, /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim());
   if (problem) throw new Error(problem);

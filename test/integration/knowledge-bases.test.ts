@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { pdfWithPages } from '../support/pdf.js';
 import { newKey } from './support/accounts.js';
 import { sendRaw, type Schemas } from './support/contract.js';
@@ -113,6 +114,22 @@ describe('documents', () => {
     expect(answer.body.citations[0]!.chunk_text).toContain('Mitochondria');
 
     expect((await call(url(), 'getKnowledgeBase', owner.key, { path: { kb_id: kb.id } })).body).toMatchObject({ documents: 1, pages: 1 });
+  });
+
+  test('a Tamil PDF that Chromium printed in Noto Serif Tamil is indexed word for word, and its citation quotes the words whole', async () => {
+    // pdftotext alone reads its words broken after each pulli: நீர் த்துளிகள் for நீர்த்துளிகள்
+    const kb = await createKb(url(), owner.key);
+    const bytes = new Uint8Array(readFileSync('test/fixtures/pdf-producers/chromium-serif-tamil.pdf'));
+    const metadata = { subject: 'Geography', grade: '6', category: 'short-notes', language: 'tamil' };
+    const accepted = await upload(url(), owner.key, kb.id, uploadForm({ name: 'rivers.pdf', bytes }, metadata));
+    expect(await settled(url(), owner.key, kb.id, accepted.id)).toMatchObject({ state: 'ready', pages: 3, failure_reason: null });
+
+    const answer = await ask(owner.key, kb.id, 'முகில்களிலுள்ள நீர்த்துளிகள் பெரிதாகி என்ன ஆகின்றன?');
+    expect(answer.status).toBe(200);
+    const cited = answer.body.citations[0]!;
+    expect(cited).toMatchObject({ document_id: accepted.id, pages: [1] });
+    expect(cited.chunk_text).toContain('முகில்களிலுள்ள நீர்த்துளிகள் பெரிதாகிப் பாரமானதும்');
+    expect(cited.chunk_text).not.toMatch(/நீர் த்துளிகள்|இலங் கை/u);
   });
 
   test('uploads count as their own endpoint in the usage figures', async () => {

@@ -6,7 +6,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
 import { splitMarkedText } from '../../src/domain/documents/pages.js';
 import { normalise } from '../../src/domain/text/normalise.js';
-import { readPdfPages } from '../../src/worker-pool/poppler.js';
+import { readPdfPages, wordsJoinedOnPages } from '../../src/worker-pool/poppler.js';
 import { wordAccuracy } from '../support/word-accuracy.js';
 
 // The PDF reader against pages of our own text printed by the producers people use
@@ -160,6 +160,31 @@ describe('fonts and tools that break words or the text layer', () => {
     // the font also leaves gaps after a pulli inside words (இலங் கையின்), which no text rule can tell from spaces
     expect(service).toBeGreaterThan(before + 0.1);
     expect((await read('libreoffice-serif-tamil.pdf')).join(' ')).not.toMatch(/(^|\s)[\u0BBE-\u0BC2\u0BCA-\u0BCD]/u);
+  });
+
+  test('Noto Serif Tamil by Chromium: the words poppler breaks after a pulli are made whole by where the glyphs are', async () => {
+    const url = new URL('chromium-serif-tamil.pdf', FIXTURES);
+    const service = wordAccuracy(expected.tamil!, await read('chromium-serif-tamil.pdf'));
+    const before = wordAccuracy(expected.tamil!, await repaired(pdftotext())(fileURLToPath(url), new Uint8Array()));
+    console.log(`chromium-serif-tamil: ${service.toFixed(3)} of words exactly right; ${before.toFixed(3)} by pdftotext alone`);
+    expect(before).toBeLessThan(0.5);
+    expect(service).toBeGreaterThanOrEqual(0.995);
+  });
+
+  // the join is looked for only on pages that show such breaks; looked for on every page of the
+  // files whose words are right, it must find nothing (LibreOffice's and cairo's glyph widths
+  // differ from where poppler places their words)
+  test('files whose words are right, of every producer and layout: the glyphs join none of their words', async () => {
+    const files = [
+      ...cells.map(({ producer, language }) => `${producer}-${language}.pdf`),
+      ...['sinhala', 'tamil'].flatMap((language) => [`chromium-justified-${language}.pdf`, `chromium-columns-${language}.pdf`]),
+    ];
+    for (const file of files) {
+      const bytes = new Uint8Array(readFileSync(new URL(file, FIXTURES)));
+      const pages = [...Array(expected[file.replace(/^.*-|\.pdf$/g, '')]!.length).keys()].map((i) => i + 1);
+      const joined = [...(await wordsJoinedOnPages(bytes, pages, LIMITS)).values()].flatMap((pairs) => [...pairs]);
+      expect([file, joined]).toEqual([file, []]);
+    }
   });
 
   test.each(['sinhala', 'tamil'])('Chromium %s through Ghostscript: refused, saying why, which tool made it and what to do', async (language) => {
