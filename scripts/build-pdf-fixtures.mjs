@@ -16,8 +16,8 @@
 // the English ones justified with soft hyphens in long words, which Chromium shows at line ends
 // as U+2010; password-protected.pdf,
 // LibreOffice's English pages that open only with the password "fixture";
-// libreoffice-serif-tamil.pdf and chromium-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil,
-// whose pulli (்) readers see detached from its letter; and ghostscript-<language>.pdf, Chromium's Sinhala and Tamil files
+// <producer>-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil by LibreOffice, Chromium and
+// pango, whose pulli (்) readers see detached from its letter; and ghostscript-<language>.pdf, Chromium's Sinhala and Tamil files
 // passed through Ghostscript's pdfwrite, which garbles their text layer (the reader refuses them).
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
 //   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core ghostscript
@@ -176,7 +176,8 @@ try {
   writeFileSync(serifHtml, html(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }));
   libreoffice(serifHtml, path.join(OUT, 'libreoffice-serif-tamil.pdf'), work);
   chromium(serifHtml, path.join(OUT, 'chromium-serif-tamil.pdf'));
-  console.log('libreoffice-serif-tamil.pdf, chromium-serif-tamil.pdf: Tamil pages in Noto Serif Tamil');
+  pango(pagesOf(LANGUAGES.tamil), { family: 'Noto Serif Tamil' }, path.join(OUT, 'pango-serif-tamil.pdf'), work);
+  console.log('<producer>-serif-tamil.pdf: Tamil pages in Noto Serif Tamil by libreoffice, chromium, pango');
   // a file that opens only with a password, for the refusal that says so
   const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
   libreoffice(path.join(work, 'english.html'), path.join(OUT, 'password-protected.pdf'), work, `pdf:writer_pdf_Export:${JSON.stringify(encrypt)}`);

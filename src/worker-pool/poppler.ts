@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { settleLineEndHyphens } from '../domain/documents/line-end-hyphens.js';
-import { breaksAfterMarks, joinWords, wordsJoinedByGlyphs, type WordBox } from '../domain/documents/mark-gaps.js';
+import { breaksAfterMarks, brokenWordPairs, joinWords, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { chooseReadingOrder, finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
@@ -134,24 +134,33 @@ function wordBoxes(xhtml: string): WordBox[][] {
 }
 
 /**
- * The pairs of words (src/domain/documents/mark-gaps.ts) that the glyphs of each of `pages` show to
- * be one word, by where poppler places the words and pdf.js the glyphs.
+ * For each of `pages`, whether the pairs of words that may be one word (src/domain/documents/mark-gaps.ts)
+ * are, in pdftotext's default reading and in `-raw` (whose words differ where a mark is drawn
+ * apart), by where poppler places the words and pdf.js the glyphs.
  */
-export async function wordsJoinedOnPages(bytes: Uint8Array, pages: number[], limits: ToolLimits): Promise<Map<number, Set<string>>> {
+export async function wordPairsOnPages(bytes: Uint8Array, pages: number[], limits: ToolLimits): Promise<{ placed: Map<number, WordPairs>; drawn: Map<number, WordPairs> }> {
   const [first, last] = [Math.min(...pages), Math.max(...pages)];
   // the crop box, as pdf.js places glyphs in it
-  const bbox = ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), '-', '-'];
-  const [boxes, runs] = await Promise.all([tool('pdftotext', bbox, bytes, limits).then(wordBoxes), glyphRuns(bytes, pages)]);
-  return new Map(pages.map((n) => [n, wordsJoinedByGlyphs(boxes[n - first] ?? [], runs.get(n) ?? [])]));
+  const args = ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), '-', '-'];
+  const stop = new AbortController();
+  const boxes = (mode: string[]) => tool('pdftotext', [...mode, ...args], bytes, limits, stop.signal).then(wordBoxes);
+  const [placed, drawn, runs] = await Promise.all([boxes([]), boxes(['-raw']), glyphRuns(bytes, pages)]).catch((error: unknown) => {
+    stop.abort();
+    throw error;
+  });
+  const pairs = (pageBoxes: WordBox[][]) => new Map(pages.map((n) => [n, brokenWordPairs(pageBoxes[n - first] ?? [], runs.get(n) ?? [])]));
+  return { placed: pairs(placed), drawn: pairs(drawn) };
 }
+
+const NO_PAIRS: WordPairs = new Map();
 
 /** Both readings' pages, with the words that a font's marks broke made whole on the pages that show such breaks. */
 async function joinBrokenWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {
-  const broken = placed.flatMap((page, i) => (breaksAfterMarks(page) ? [i + 1] : []));
+  const broken = placed.flatMap((page, i) => (breaksAfterMarks(page) || breaksAfterMarks(drawn[i] ?? '') ? [i + 1] : []));
   if (broken.length === 0) return [placed, drawn];
-  const joined = await wordsJoinedOnPages(bytes, broken, limits);
-  const join = (pages: string[]) => pages.map((page, i) => joinWords(page, joined.get(i + 1) ?? new Set()));
-  return [join(placed), join(drawn)];
+  const pairs = await wordPairsOnPages(bytes, broken, limits);
+  const join = (pages: string[], pagePairs: Map<number, WordPairs>) => pages.map((page, i) => joinWords(page, pagePairs.get(i + 1) ?? NO_PAIRS));
+  return [join(placed, pairs.placed), join(drawn, pairs.drawn)];
 }
 
 /**

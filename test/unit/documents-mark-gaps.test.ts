@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { breaksAfterMarks, joinWords, wordsJoinedByGlyphs, type GlyphRun, type WordBox } from '../../src/domain/documents/mark-gaps.js';
+import { breaksAfterMarks, joinWords, brokenWordPairs, type GlyphRun, type WordBox } from '../../src/domain/documents/mark-gaps.js';
 
 // The first line of chromium-serif-tamil.pdf as poppler's words and pdf.js's runs place it:
 // "இலங்கையின் நீர் வளம்", which pdftotext reads "இலங் கையின் நீர் வளம்".
@@ -21,32 +21,53 @@ const LINE_RUNS = [
   run('வள', 170.71, 26.55),
 ];
 
-describe('wordsJoinedByGlyphs', () => {
+describe('brokenWordPairs', () => {
   test('joins a word broken where its cluster, ending in a pulli, reaches the next word; not words with a space between them', () => {
-    expect(wordsJoinedByGlyphs(LINE_WORDS, LINE_RUNS)).toEqual(new Set(['இலங் கையின்']));
+    expect(brokenWordPairs(LINE_WORDS, LINE_RUNS)).toEqual(
+      new Map([
+        ['இலங் கையின்', [true]],
+        ['கையின் நீர்', [false]],
+        ['நீர் வளம்', [false]],
+      ]),
+    );
   });
 
   test('joins nothing where pdf.js places the glyphs elsewhere than poppler places the words', () => {
     // the same runs a little further along (a font whose widths are not the ones the file used)
     const shifted = LINE_RUNS.map((r) => ({ ...r, x: r.x + 1.5 }));
-    expect(wordsJoinedByGlyphs(LINE_WORDS, shifted)).toEqual(new Set());
+    expect(brokenWordPairs(LINE_WORDS, shifted).get('இலங் கையின்')).toEqual([false]);
     // the cluster's run reaches the next word, but no run starts where poppler's next word does
-    expect(wordsJoinedByGlyphs(LINE_WORDS, LINE_RUNS.filter((r) => r.text !== 'ைக'))).toEqual(new Set());
+    expect(brokenWordPairs(LINE_WORDS, LINE_RUNS.filter((r) => r.text !== 'ைக')).get('இலங் கையின்')).toEqual([false]);
   });
 
-  test('leaves out a pair that the page also shows apart, and a pair whose first word does not end in a mark', () => {
+  test('settles each place a pair has on the page, in order; a first word without a mark is no pair', () => {
     // a second line: the same two words with a space glyph between them
     const second = [box('இலங்', 63, 91.46, 100), box('கையின்', 100.9, 145.42, 100)];
     const secondRuns = [run('இல', 63, 22.83, 111.75), run('ங்', 85.83, 11.26, 111.75), run(' ', 97.09, 3.81, 111.75), run('ைக', 100.9, 23.62, 111.75)];
-    expect(wordsJoinedByGlyphs([...LINE_WORDS, ...second], [...LINE_RUNS, ...secondRuns])).toEqual(new Set());
+    expect(brokenWordPairs([...LINE_WORDS, ...second], [...LINE_RUNS, ...secondRuns]).get('இலங் கையின்')).toEqual([true, false]);
     const noMark = [box('இல', 63, 85.83), box('ங்கையின்', 85.83 + 0.5, 141.61)];
-    expect(wordsJoinedByGlyphs(noMark, [run('இல', 63, 23.33), run('ங்', 86.33, 11.26)])).toEqual(new Set());
+    expect(brokenWordPairs(noMark, [run('இல', 63, 23.33), run('ங்', 86.33, 11.26)])).toEqual(new Map());
   });
 
   test('does not join the last word of a line to the first of the next', () => {
     const words = [box('இலங்', 63, 91.46), box('கையின்', 97.09, 141.61, 96)];
     const runs = [run('ங்', 85.83, 11.26), run('ைக', 97.09, 23.62, 107.75)];
-    expect(wordsJoinedByGlyphs(words, runs)).toEqual(new Set());
+    expect(brokenWordPairs(words, runs)).toEqual(new Map());
+  });
+
+  // LibreOffice's and cairo's files: the pulli is a word of its own, drawn inside its letter's word
+  // (புவியிலுள | ் | ள நீர்), and the next word starts where that word ends, or a space later
+  test('a mark alone, drawn inside the word before it: one word with the next when that starts where the word ends', () => {
+    const words = [box('புவியிலுள', 56.8, 123.526), box('்', 117.355, 117.355), box('ள', 123.548, 137.419), box('கையின', 140.25, 190)];
+    const after = [box('்', 183.5, 183.5), box('நீர்', 192.85, 209)];
+    expect(brokenWordPairs([...words, ...after], [])).toEqual(
+      new Map([
+        ['் ள', [true]],
+        ['் நீர்', [false]],
+      ]),
+    );
+    // cairo: a word ending in a pulli, and the next starting where it ends
+    expect(brokenWordPairs([box('தொடர்ந்', 374.99, 424.67), box('து', 424.99, 437.44)], [])).toEqual(new Map([['தொடர்ந் து', [true]]]));
   });
 });
 
@@ -61,15 +82,26 @@ describe('breaksAfterMarks', () => {
     expect(breaksAfterMarks('இலங் கையின் நீர் வளம் : உசாத் துணைக் குறிப் புகள் வட் டம் சுற் றிக் கொண் டிருக் கிறது')).toBe(true);
     expect(breaksAfterMarks('நீர் வட் டம்')).toBe(false);
   });
+
+  test('is true for a page with a virama apart from its letter, as LibreOffice\'s and cairo\'s files put it', () => {
+    expect(breaksAfterMarks('இலங\n் கையின\n் நீர் வளம்')).toBe(true);
+  });
 });
 
 describe('joinWords', () => {
   test('joins each pair where one space parts it, a word broken in several places whole', () => {
-    const joined = new Set(['சுற் றிக்', 'றிக் கொண்', 'கொண் டிருக்', 'டிருக் கிறது.']);
-    expect(joinWords('நீர் சுற் றிக் கொண் டிருக் கிறது. நீர்', joined)).toBe('நீர் சுற்றிக்கொண்டிருக்கிறது. நீர்');
+    const pairs = new Map(['சுற் றிக்', 'றிக் கொண்', 'கொண் டிருக்', 'டிருக் கிறது'].map((pair) => [pair, [true]]));
+    expect(joinWords('நீர் சுற் றிக் கொண் டிருக் கிறது. நீர்', pairs)).toBe('நீர் சுற்றிக்கொண்டிருக்கிறது. நீர்');
   });
 
-  test('leaves a pair at a line break, and pairs not given, as they are', () => {
-    expect(joinWords('இலங்\nகையின் இலங் கை', new Set(['இலங் கையின்']))).toBe('இலங்\nகையின் இலங் கை');
+  test('leaves a pair at a line break, pairs not given, and a second word that goes on with letters, as they are', () => {
+    const pairs = new Map([['இலங் கை', [true]]]);
+    expect(joinWords('இலங்\nகை இலங் கையின் இலங் கை.', pairs)).toBe('இலங்\nகை இலங் கையின் இலங்கை.');
+  });
+
+  test('settles a pair place by place when the text has it as often as the word boxes, and leaves it apart otherwise', () => {
+    const pairs = new Map([['் பொருள', [true, false]]]);
+    expect(joinWords('கழிவுப\n் பொருள\n் இரசாயனப\n் பொருள', pairs)).toBe('கழிவுப\n்பொருள\n் இரசாயனப\n் பொருள');
+    expect(joinWords('கழிவுப\n் பொருள', pairs)).toBe('கழிவுப\n் பொருள');
   });
 });

@@ -1,12 +1,17 @@
-// Some fonts draw a mark (Tamil's pulli ்) as a glyph of its own, moved back onto its letter:
-// Noto Serif Tamil in Chromium's and Typst's files. Chromium writes each cluster's text once
-// for all its glyphs (an ActualText span), and poppler ends the cluster where its last glyph,
-// the mark, ends: halfway into the letter. The next cluster starts a letter's half later, a gap
-// as wide as a space, so pdftotext breaks the word there (இலங் கையின் for இலங்கையின்). No text
-// rule tells that gap from a space after a word ending in a pulli (a third of Tamil words), but
-// the file does: a space between words is a glyph of its own, and inside the word the letter's
-// glyph spans the gap. So where a page shows the break, each gap after a mark is looked up in
-// the glyphs' positions (pdf.js's text runs), and joined when a glyph, not a space, fills it.
+// Some fonts draw a mark (Tamil's pulli ்) as a glyph of its own, moved back onto its letter
+// (Noto Serif Tamil), and pdftotext then breaks words after it: இலங் கையின் for இலங்கையின். No
+// text rule tells that break from a space after a word that ends in a pulli (a third of Tamil
+// words do), but where the file draws its words and glyphs does:
+// - Chromium writes each cluster's text once for all its glyphs (an ActualText span), and poppler
+//   ends the cluster where its last glyph, the mark, ends: halfway into the letter. The next
+//   cluster starts half a letter later, a gap as wide as a space. A space between words is a glyph
+//   of its own; inside a word the letter's glyph spans the gap (pdf.js's runs of glyphs show it).
+// - LibreOffice and cairo give the mark its own text, and poppler makes it a word of its own,
+//   inside its letter's word (இலங | ் | கையின). The next cluster starts where the letter ends
+//   when it is the same word, a space later when it is the next.
+
+/** Whether each place a page has a pair of words ("first second") is one word, in poppler's order. */
+export type WordPairs = Map<string, boolean[]>;
 
 /** A word as pdftotext's `-bbox` gives it: points from the page's top left corner. */
 export interface WordBox {
@@ -27,8 +32,11 @@ export interface GlyphRun {
 
 const VIRAMA = /[\u0BCD\u0DCA]/gu;
 const VIRAMA_BEFORE_WORD = /[\u0BCD\u0DCA](?= \p{L})/gu;
+/** A virama that a reader put apart from its letter: never in correct text, nor in visual order. */
+const VIRAMA_ALONE = /\s[\u0BCD\u0DCA]/u;
 /** A word that ends in a mark, the glyph that may end its cluster early. */
 const ENDS_IN_MARK = /\p{M}$/u;
+const ONLY_MARKS = /^\p{M}+$/u;
 /** Below this many viramas, a page's share says little. */
 const MIN_VIRAMAS = 5;
 /**
@@ -37,34 +45,45 @@ const MIN_VIRAMAS = 5;
  * look at their glyphs.
  */
 const MIN_SHARE_BEFORE_SPACE = 0.45;
-/** How far apart, as shares of the line's height, poppler and pdf.js may place the same glyph, and a run's width may end from the next glyph. */
+/**
+ * How far apart, as shares of the line's height, two readers (or one, of the same word) may place
+ * the same glyph, and a run's width may end from the next glyph.
+ */
 const SAME_PLACE = 0.02;
 const NEAR_PLACE = 0.1;
+/** The widest gap inside a word, as a share of the line's height: a space is at least 0.2 em, about 0.13 of it. */
+const SAME_WORD = 0.05;
 
-/** Whether a page's text (pdftotext's) shows words broken after their marks, as above. */
+/** Whether a page's text (pdftotext's) shows words broken after their marks, as above: nearly every virama before a space, or one after a space. */
 export function breaksAfterMarks(page: string): boolean {
+  if (VIRAMA_ALONE.test(page)) return true;
   const viramas = page.match(VIRAMA)?.length ?? 0;
   return viramas >= MIN_VIRAMAS && (page.match(VIRAMA_BEFORE_WORD)?.length ?? 0) >= MIN_SHARE_BEFORE_SPACE * viramas;
 }
 
 /**
- * The pairs of neighbouring words ("first second") that the glyphs show to be one word: the first
- * ends in a mark and the glyphs of its last cluster reach the second (filledByGlyphs). A pair also seen apart on the page is left out.
+ * For each pair of neighbouring words ("first second") where the first ends in a mark, whether
+ * the file shows them to be one word, at each place the page has them, in poppler's order: the
+ * second starts where the first ends (cairo), or where the word ends that the first, a mark alone,
+ * is drawn inside (LibreOffice, cairo), or the glyphs of the first's last cluster reach it
+ * (filledByGlyphs; Chromium).
  */
-export function wordsJoinedByGlyphs(words: WordBox[], runs: GlyphRun[]): Set<string> {
-  const joined = new Set<string>();
-  const apart = new Set<string>();
+export function brokenWordPairs(words: WordBox[], runs: GlyphRun[]): WordPairs {
+  const pairs: WordPairs = new Map();
   for (let i = 0; i + 1 < words.length; i++) {
-    const [a, b] = [words[i]!, words[i + 1]!];
-    if (!ENDS_IN_MARK.test(a.text) || b.xMin <= a.xMax) continue;
+    const [before, a, b] = [words[i - 1], words[i]!, words[i + 1]!];
+    const height = a.yMax - a.yMin;
     // a word of the next line, or one further along this line
-    if (Math.abs(a.yMin - b.yMin) > 0.25 * (a.yMax - a.yMin) || b.xMin - a.xMax > a.yMax - a.yMin) continue;
+    if (!ENDS_IN_MARK.test(a.text) || !sameLine(a, b) || b.xMin - a.xMax > height) continue;
+    const inside = before && ONLY_MARKS.test(a.text) && sameLine(before, a) && a.xMin >= before.xMin && a.xMin < before.xMax;
+    const touching = b.xMin - (inside ? before.xMax : a.xMax) <= SAME_WORD * height;
     const key = `${a.text} ${b.text}`;
-    (filledByGlyphs(a, b, runs) ? joined : apart).add(key);
+    pairs.set(key, [...(pairs.get(key) ?? []), touching || (!inside && filledByGlyphs(a, b, runs))]);
   }
-  for (const key of apart) joined.delete(key);
-  return joined;
+  return pairs;
 }
+
+const sameLine = (a: WordBox, b: WordBox) => Math.abs(a.yMin - b.yMin) <= 0.25 * (a.yMax - a.yMin);
 
 /**
  * Whether the glyphs show the gap inside a word: on the pair's line, a run of glyphs that ends in
@@ -84,14 +103,40 @@ function filledByGlyphs(a: WordBox, b: WordBox, runs: GlyphRun[]): boolean {
   return line.some(starts) && line.some(reaches);
 }
 
-/** The page's text with each pair of `joined` words, where a single space parts them, made one word. */
-export function joinWords(page: string, joined: Set<string>): string {
-  if (joined.size === 0) return page;
-  const parts = page.split(/(\s+)/u);
-  let out = parts[0]!;
-  for (let i = 1; i + 1 < parts.length; i += 2) {
-    const [before, space, after] = [parts[i - 1]!, parts[i]!, parts[i + 1]!];
-    out += (space === ' ' && joined.has(`${before} ${after}`) ? '' : space) + after;
+/**
+ * The page's text with the `pairs` that are one word, where a single space parts them, made one
+ * word. pdftotext's text writes a word and the punctuation that touches it as one (படும்.), where
+ * its word boxes have two, so the second word may be followed by punctuation in the text. A pair
+ * that is one word in some places and two in others is settled place by place, in order, when the
+ * text has it as many times as the word boxes; otherwise it is left apart.
+ */
+export function joinWords(page: string, pairs: WordPairs): string {
+  if (![...pairs.values()].some((places) => places.includes(true))) return page;
+  const seconds = new Map<string, string[]>();
+  for (const pair of pairs.keys()) {
+    const [first, second] = pair.split(' ') as [string, string];
+    seconds.set(first, [...(seconds.get(first) ?? []), second]);
   }
+  const pairAt = (before: string, space: string, after: string) => {
+    if (space !== ' ') return undefined;
+    const second = seconds.get(before)?.find((word) => after.startsWith(word) && !/^[\p{L}\p{M}\p{N}]/u.test(after.slice(word.length)));
+    return second === undefined ? undefined : `${before} ${second}`;
+  };
+  const parts = page.split(/(\s+)/u);
+  const gaps = Array.from({ length: (parts.length - 1) >> 1 }, (_, g) => pairAt(parts[2 * g]!, parts[2 * g + 1]!, parts[2 * g + 2]!));
+  const found = new Map<string, number>();
+  for (const pair of gaps) if (pair) found.set(pair, (found.get(pair) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  let out = parts[0]!;
+  gaps.forEach((pair, g) => {
+    let oneWord = false;
+    if (pair) {
+      const places = pairs.get(pair)!;
+      const n = seen.get(pair) ?? 0;
+      seen.set(pair, n + 1);
+      oneWord = places.length === found.get(pair) ? places[n]! : places.every(Boolean);
+    }
+    out += (oneWord ? '' : parts[2 * g + 1]!) + parts[2 * g + 2]!;
+  });
   return out;
 }
