@@ -51,10 +51,13 @@ const MIN_SHARE_BEFORE_SPACE = 0.45;
  */
 const SAME_PLACE = 0.02;
 const NEAR_PLACE = 0.1;
-/** The widest gap inside a word, as a share of the line's height: a space is at least 0.2 em, about 0.13 of it. */
+/** The widest gap inside a word, as a share of the line's height; a space is at least 0.2 em, about 0.13 of it. */
 const SAME_WORD = 0.05;
 
-/** Whether a page's text (pdftotext's) shows words broken after their marks, as above: nearly every virama before a space, or one after a space. */
+/**
+ * Whether a page's text (pdftotext's) shows words broken at their marks, as above: nearly every
+ * virama before a space, or one apart from its letter.
+ */
 export function breaksAfterMarks(page: string): boolean {
   if (VIRAMA_ALONE.test(page)) return true;
   const viramas = page.match(VIRAMA)?.length ?? 0;
@@ -87,9 +90,9 @@ const sameLine = (a: WordBox, b: WordBox) => Math.abs(a.yMin - b.yMin) <= 0.25 *
 
 /**
  * Whether the glyphs show the gap inside a word: on the pair's line, a run of glyphs that ends in
- * the first word's mark starts before the gap and reaches across it, and the next run starts where the second
- * word does. pdf.js's widths are the font's own, so they may differ a little from where the file
- * places the next glyph (kerning) and a lot from where poppler places words in some files
+ * the first word's mark starts before the gap and reaches across it, and the next run starts where
+ * the second word does. pdf.js's widths are the font's own, so they may differ a little from where
+ * the file places the next glyph (kerning) and a lot from where poppler places words in some files
  * (LibreOffice's and cairo's fonts): both readers must agree on where the next cluster starts.
  * pdf.js joins a space with glyphs drawn after it and gives the run a width that may reach over
  * them, so such a run's start counts, not its end.
