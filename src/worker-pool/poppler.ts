@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { settleLineEndHyphens } from '../domain/documents/line-end-hyphens.js';
-import { breaksAfterMarks, brokenWordPairs, joinWords, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
+import { breaksAfterMarks, brokenWordPairs, joinWords, type GlyphRun, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { chooseReadingOrder, finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
@@ -138,13 +138,20 @@ function wordBoxes(xhtml: string): WordBox[][] {
  * are, in pdftotext's default reading and in `-raw` (whose words differ where a mark is drawn
  * apart), by where poppler places the words and pdf.js the glyphs.
  */
-export async function wordPairsOnPages(bytes: Uint8Array, pages: number[], limits: ToolLimits): Promise<{ placed: Map<number, WordPairs>; drawn: Map<number, WordPairs> }> {
+export async function wordPairsOnPages(
+  bytes: Uint8Array,
+  pages: number[],
+  limits: ToolLimits,
+  runsOf = glyphRuns,
+): Promise<{ placed: Map<number, WordPairs>; drawn: Map<number, WordPairs> }> {
   const [first, last] = [Math.min(...pages), Math.max(...pages)];
   // the crop box, as pdf.js places glyphs in it
   const args = ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), '-', '-'];
   const stop = new AbortController();
   const boxes = (mode: string[]) => tool('pdftotext', [...mode, ...args], bytes, limits, stop.signal).then(wordBoxes);
-  const [placed, drawn, runs] = await Promise.all([boxes([]), boxes(['-raw']), glyphRuns(bytes, pages)]).catch((error: unknown) => {
+  // pdf.js cannot open some files that poppler repairs as it reads: their pairs are settled by the word boxes alone
+  const anyRuns = runsOf(bytes, pages).catch(() => new Map<number, GlyphRun[]>());
+  const [placed, drawn, runs] = await Promise.all([boxes([]), boxes(['-raw']), anyRuns]).catch((error: unknown) => {
     stop.abort();
     throw error;
   });

@@ -165,6 +165,21 @@ describe('fonts and tools that break words or the text layer', () => {
     expect((await read(file)).join(' ')).not.toMatch(/(^|\s)[\u0BBE-\u0BC2\u0BCA-\u0BCD]/u);
   });
 
+  test('a file pdf.js cannot open is read by the word boxes alone: LibreOffice\'s pulli still joined, Chromium\'s words left as poppler gives them', async () => {
+    const broken = () => Promise.reject(new Error('Invalid PDF structure.'));
+    const pairs = async (file: string) => {
+      const bytes = new Uint8Array(readFileSync(new URL(file, FIXTURES)));
+      const [alone, withGlyphs] = await Promise.all([wordPairsOnPages(bytes, [1], LIMITS, broken), wordPairsOnPages(bytes, [1], LIMITS)]);
+      const joined = (found: Map<number, Map<string, boolean[]>>) => [...found.get(1)!].filter(([, places]) => places.includes(true)).length;
+      return [joined(alone.placed), joined(withGlyphs.placed)] as const;
+    };
+    const [libreofficeAlone, libreoffice] = await pairs('libreoffice-serif-tamil.pdf');
+    expect(libreofficeAlone).toBeGreaterThan(10);
+    expect(libreofficeAlone).toBe(libreoffice);
+    const [chromiumAlone, chromium] = await pairs('chromium-serif-tamil.pdf');
+    expect([chromiumAlone, chromium > 10]).toEqual([0, true]);
+  });
+
   // the join is looked for only on pages that show such breaks; looked for on every page of the
   // files whose words are right, every word it makes must be a word of the text (pdf.js's glyph
   // widths in LibreOffice's and cairo's files differ from where poppler places their words)
