@@ -45,6 +45,8 @@ describe('brokenWordPairs', () => {
     const second = [box('இலங்', 63, 91.46, 100), box('கையின்', 100.9, 145.42, 100)];
     const secondRuns = [run('இல', 63, 22.83, 111.75), run('ங்', 85.83, 11.26, 111.75), run(' ', 97.09, 3.81, 111.75), run('ைக', 100.9, 23.62, 111.75)];
     expect(brokenWordPairs([...LINE_WORDS, ...second], [...LINE_RUNS, ...secondRuns]).get('இலங் கையின்')).toEqual([true, false]);
+    // a word further along than the line's height is counted as a place too, apart
+    expect(brokenWordPairs([box('நீர்', 63, 76), box('வட்டம்', 100, 140)], []).get('நீர் வட்டம்')).toEqual([false]);
     const noMark = [box('இல', 63, 85.83), box('ங்கையின்', 85.83 + 0.5, 141.61)];
     expect(brokenWordPairs(noMark, [run('இல', 63, 23.33), run('ங்', 86.33, 11.26)])).toEqual(new Map());
   });
@@ -99,9 +101,10 @@ describe('joinWords', () => {
     expect(joinWords('இலங்\nகை இலங் கையின் இலங் கை.', pairs)).toBe('இலங்\nகை இலங் கையின் இலங்கை.');
   });
 
-  test('settles a pair place by place when the text has it as often as the word boxes, and leaves it apart otherwise', () => {
+  test('settles a pair place by place when the text has it as often as the word boxes, and otherwise joins it only if every place is one word', () => {
     const pairs = new Map([['் பொருள', [true, false]]]);
     expect(joinWords('கழிவுப\n் பொருள\n் இரசாயனப\n் பொருள', pairs)).toBe('கழிவுப\n்பொருள\n் இரசாயனப\n் பொருள');
     expect(joinWords('கழிவுப\n் பொருள', pairs)).toBe('கழிவுப\n் பொருள');
+    expect(joinWords('கழிவுப\n் பொருள', new Map([['் பொருள', [true, true]]]))).toBe('கழிவுப\n்பொருள');
   });
 });

@@ -76,12 +76,17 @@ export function brokenWordPairs(words: WordBox[], runs: GlyphRun[]): WordPairs {
   for (let i = 0; i + 1 < words.length; i++) {
     const [before, a, b] = [words[i - 1], words[i]!, words[i + 1]!];
     const height = a.yMax - a.yMin;
-    // a word of the next line, or one further along this line
-    if (!ENDS_IN_MARK.test(a.text) || !sameLine(a, b) || b.xMin - a.xMax > height) continue;
-    const inside = before && ONLY_MARKS.test(a.text) && sameLine(before, a) && a.xMin >= before.xMin && a.xMin < before.xMax;
-    const touching = b.xMin - (inside ? before.xMax : a.xMax) <= SAME_WORD * height;
+    if (!ENDS_IN_MARK.test(a.text) || !sameLine(a, b)) continue;
+    // a mark alone is LibreOffice's or cairo's, whose glyph widths pdf.js gets wrong: it is one
+    // word with the next only drawn inside the word before it
+    const alone = ONLY_MARKS.test(a.text);
+    const inside = alone && before !== undefined && sameLine(before, a) && a.xMin >= before.xMin && a.xMin < before.xMax;
+    const end = inside ? before.xMax : alone ? undefined : a.xMax;
+    // a word further along the line than a line's height is the next word
+    const near = b.xMin - a.xMax <= height;
+    const oneWord = near && end !== undefined && (b.xMin - end <= SAME_WORD * height || (!alone && filledByGlyphs(a, b, runs)));
     const key = `${a.text} ${b.text}`;
-    pairs.set(key, [...(pairs.get(key) ?? []), touching || (!inside && filledByGlyphs(a, b, runs))]);
+    pairs.set(key, [...(pairs.get(key) ?? []), oneWord]);
   }
   return pairs;
 }
@@ -111,7 +116,8 @@ function filledByGlyphs(a: WordBox, b: WordBox, runs: GlyphRun[]): boolean {
  * word. pdftotext's text writes a word and the punctuation that touches it as one (படும்.), where
  * its word boxes have two, so the second word may be followed by punctuation in the text. A pair
  * that is one word in some places and two in others is settled place by place, in order, when the
- * text has it as many times as the word boxes; otherwise it is left apart.
+ * text has it as many times as the word boxes; otherwise it is joined only if it is one word in
+ * every place the boxes have it.
  */
 export function joinWords(page: string, pairs: WordPairs): string {
   if (![...pairs.values()].some((places) => places.includes(true))) return page;
