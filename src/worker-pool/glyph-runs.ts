@@ -1,4 +1,3 @@
-import { getDocumentProxy } from 'unpdf';
 import type { GlyphRun } from '../domain/documents/mark-gaps.js';
 
 // Where a PDF draws its glyphs, by pdf.js: poppler's tools give words, not glyphs
@@ -7,6 +6,8 @@ import type { GlyphRun } from '../domain/documents/mark-gaps.js';
 
 /** The horizontal glyph runs of each of `pages` (numbered from 1), in points from the top left corner of the crop box. */
 export async function glyphRuns(bytes: Uint8Array, pages: number[]): Promise<Map<number, GlyphRun[]>> {
+  // loaded by the first file that needs it, which few do: the service's memory has a target (README, "Performance")
+  const { getDocumentProxy } = await import('unpdf');
   // pdf.js takes the buffer over; the caller's bytes stay as they are
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   try {
