@@ -17,8 +17,9 @@
 // as U+2010; password-protected.pdf,
 // LibreOffice's English pages that open only with the password "fixture";
 // <producer>-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil by LibreOffice, Chromium and
-// pango, whose pulli (்) readers see detached from its letter; and ghostscript-<language>.pdf, Chromium's Sinhala and Tamil files
-// passed through Ghostscript's pdfwrite, which garbles their text layer (the reader refuses them).
+// pango, whose pulli (்) readers see detached from its letter; and ghostscript-<language>.pdf,
+// Chromium's Sinhala and Tamil files passed through Ghostscript's pdfwrite, which garbles their
+// text layer (the reader refuses them).
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
 //   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core ghostscript
 import { execFileSync } from 'node:child_process';

@@ -103,6 +103,20 @@ function popplerError(stderr: string): Error {
   return new Error(last ? `it cannot be parsed (${last})` : 'it cannot be parsed');
 }
 
+/**
+ * pdftotext's default reading and its `-raw` reading (the order the file draws its text in) of
+ * the same file with `args`, side by side on the machine's cores; when one fails, the other is
+ * stopped rather than left to spend its budget.
+ */
+async function bothReadings(args: string[], bytes: Uint8Array, limits: ToolLimits): Promise<[placed: string, drawn: string]> {
+  const stop = new AbortController();
+  const read = (mode: string[]) => tool('pdftotext', [...mode, ...args], bytes, limits, stop.signal);
+  return Promise.all([read([]), read(['-raw'])]).catch((error: unknown) => {
+    stop.abort();
+    throw error;
+  });
+}
+
 /** The names in pdffonts' table: the first column of each line after the dashes. */
 function fontNames(table: string): string[] {
   const lines = table.split('\n');
@@ -147,15 +161,13 @@ export async function wordPairsOnPages(
   const [first, last] = [Math.min(...pages), Math.max(...pages)];
   // the crop box, as pdf.js places glyphs in it
   const args = ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), '-', '-'];
-  const stop = new AbortController();
-  const boxes = (mode: string[]) => tool('pdftotext', [...mode, ...args], bytes, limits, stop.signal).then(wordBoxes);
   // pdf.js cannot open some files that poppler repairs as it reads: their pairs are settled by the word boxes alone
   const anyRuns = runsOf(bytes, pages).catch(() => new Map<number, GlyphRun[]>());
-  const [placed, drawn, runs] = await Promise.all([boxes([]), boxes(['-raw']), anyRuns]).catch((error: unknown) => {
-    stop.abort();
-    throw error;
-  });
-  const pairs = (pageBoxes: WordBox[][]) => new Map(pages.map((n) => [n, brokenWordPairs(pageBoxes[n - first] ?? [], runs.get(n) ?? [])]));
+  const [[placed, drawn], runs] = await Promise.all([bothReadings(args, bytes, limits), anyRuns]);
+  const pairs = (xhtml: string) => {
+    const pageBoxes = wordBoxes(xhtml);
+    return new Map(pages.map((n) => [n, brokenWordPairs(pageBoxes[n - first] ?? [], runs.get(n) ?? [])]));
+  };
   return { placed: pairs(placed), drawn: pairs(drawn) };
 }
 
@@ -185,16 +197,9 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   if (pages === 0) return [];
   const legacy = legacyFont(fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits)));
   if (legacy) throw new Error(legacyFontProblem(legacy));
-  // the default mode and -raw (chooseReadingOrder; the README has the comparison with -layout),
-  // side by side on the machine's cores; each page ends with a form feed
-  const args = ['-enc', 'UTF-8', '-l', String(pages), '-', '-'];
-  // when one run fails, the other is stopped rather than left to spend its budget
-  const stop = new AbortController();
-  const pdftotext = (mode: string[]) => tool('pdftotext', [...mode, ...args], bytes, limits, stop.signal);
-  const [placed, drawn] = await Promise.all([pdftotext([]), pdftotext(['-raw'])]).catch((error: unknown) => {
-    stop.abort();
-    throw error;
-  });
+  // the default mode and -raw (chooseReadingOrder; the README has the comparison with -layout);
+  // each page ends with a form feed
+  const [placed, drawn] = await bothReadings(['-enc', 'UTF-8', '-l', String(pages), '-', '-'], bytes, limits);
   const asPages = (text: string) => text.split('\f').slice(0, pages);
   const [placedPages, drawnPages] = await joinBrokenWords(bytes, asPages(placed), asPages(drawn), limits);
   const settled = settleLineEndHyphens(finishPdfPages(placedPages), finishPdfPages(drawnPages));

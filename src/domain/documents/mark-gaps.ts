@@ -86,7 +86,9 @@ export function brokenWordPairs(words: WordBox[], runs: GlyphRun[]): WordPairs {
     const near = b.xMin - a.xMax <= height;
     const oneWord = near && end !== undefined && (b.xMin - end <= SAME_WORD * height || (!alone && filledByGlyphs(a, b, runs)));
     const key = `${a.text} ${b.text}`;
-    pairs.set(key, [...(pairs.get(key) ?? []), oneWord]);
+    const places = pairs.get(key);
+    if (places) places.push(oneWord);
+    else pairs.set(key, [oneWord]);
   }
   return pairs;
 }
@@ -121,16 +123,15 @@ function filledByGlyphs(a: WordBox, b: WordBox, runs: GlyphRun[]): boolean {
  */
 export function joinWords(page: string, pairs: WordPairs): string {
   if (![...pairs.values()].some((places) => places.includes(true))) return page;
-  const seconds = new Map<string, string[]>();
-  for (const pair of pairs.keys()) {
-    const [first, second] = pair.split(' ') as [string, string];
-    seconds.set(first, [...(seconds.get(first) ?? []), second]);
-  }
-  const pairAt = (before: string, space: string, after: string) => {
-    if (space !== ' ') return undefined;
-    const second = seconds.get(before)?.find((word) => after.startsWith(word) && !/^[\p{L}\p{M}\p{N}]/u.test(after.slice(word.length)));
-    return second === undefined ? undefined : `${before} ${second}`;
-  };
+  const byFirst = Map.groupBy(pairs.keys(), (pair) => pair.slice(0, pair.indexOf(' ')));
+  // the pair whose first word is `before` and whose second starts `after`, but for punctuation
+  const pairAt = (before: string, space: string, after: string) =>
+    space === ' '
+      ? byFirst.get(before)?.find((pair) => {
+          const second = pair.slice(before.length + 1);
+          return after.startsWith(second) && !/^[\p{L}\p{M}\p{N}]/u.test(after.slice(second.length));
+        })
+      : undefined;
   const parts = page.split(/(\s+)/u);
   const gaps = Array.from({ length: (parts.length - 1) >> 1 }, (_, g) => pairAt(parts[2 * g]!, parts[2 * g + 1]!, parts[2 * g + 2]!));
   const found = new Map<string, number>();
