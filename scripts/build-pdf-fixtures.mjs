@@ -16,12 +16,14 @@
 // the English ones justified with soft hyphens in long words, which Chromium shows at line ends
 // as U+2010; password-protected.pdf,
 // LibreOffice's English pages that open only with the password "fixture";
-// <producer>-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil by LibreOffice, Chromium and
-// pango, whose pulli (்) readers see detached from its letter; and ghostscript-<language>.pdf,
+// <producer>-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil by LibreOffice, Chromium,
+// pango and Typst, whose pulli (்) readers see detached from its letter; and ghostscript-<language>.pdf,
 // Chromium's Sinhala and Tamil files passed through Ghostscript's pdfwrite, which garbles their
 // text layer (the reader refuses them).
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
 //   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core ghostscript
+// and Typst's compiler as a Python module (PyPI), for the python3 on the PATH or $TYPST_PYTHON:
+//   pip install typst==0.15.2
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -143,6 +145,15 @@ function pango(pages, { family }, out, work) {
   run('pdfunite', [...parts, out]);
 }
 
+function typst(pages, { lang, family }, out, work) {
+  const source = path.join(work, 'typst.typ');
+  // each paragraph a string, so that no character of the text is read as markup
+  const body = pages.map((paragraphs) => paragraphs.map((p) => `#${JSON.stringify(p)}`).join('\n\n')).join('\n#pagebreak()\n');
+  const settings = ['#set document(date: none)', '#set page(paper: "a4", margin: 2cm)', `#set text(font: "${family}", size: 11pt, lang: "${lang}")`];
+  writeFileSync(source, `${settings.join('\n')}\n${body}\n`);
+  run(process.env.TYPST_PYTHON ?? 'python3', ['-c', 'import sys, typst; typst.compile(sys.argv[1], output=sys.argv[2])', source, out]);
+}
+
 const work = mkdtempSync(path.join(tmpdir(), 'pdf-fixtures-'));
 try {
   mkdirSync(OUT, { recursive: true });
@@ -178,7 +189,8 @@ try {
   libreoffice(serifHtml, path.join(OUT, 'libreoffice-serif-tamil.pdf'), work);
   chromium(serifHtml, path.join(OUT, 'chromium-serif-tamil.pdf'));
   pango(pagesOf(LANGUAGES.tamil), { family: 'Noto Serif Tamil' }, path.join(OUT, 'pango-serif-tamil.pdf'), work);
-  console.log('<producer>-serif-tamil.pdf: Tamil pages in Noto Serif Tamil by libreoffice, chromium, pango');
+  typst(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }, path.join(OUT, 'typst-serif-tamil.pdf'), work);
+  console.log('<producer>-serif-tamil.pdf: Tamil pages in Noto Serif Tamil by libreoffice, chromium, pango, typst');
   // a file that opens only with a password, for the refusal that says so
   const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
   libreoffice(path.join(work, 'english.html'), path.join(OUT, 'password-protected.pdf'), work, `pdf:writer_pdf_Export:${JSON.stringify(encrypt)}`);

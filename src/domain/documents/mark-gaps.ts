@@ -9,6 +9,9 @@
 // - LibreOffice and cairo give the mark its own text, and poppler makes it a word of its own,
 //   inside its letter's word (இலங | ் | கையின). The next cluster starts where the letter ends
 //   when it is the same word, a space later when it is the next.
+// - Typst writes each cluster at a place of its own, the letter, then the mark moved back onto
+//   it, and the next cluster where the letter ends. pdf.js's text gives such a cluster no width,
+//   but the glyphs themselves (its operator list) show the letter reaching across the gap.
 
 /** Whether each place a page has a pair of words ("first second") is one word, in poppler's order. */
 export type WordPairs = Map<string, boolean[]>;
@@ -28,6 +31,20 @@ export interface GlyphRun {
   x: number;
   y: number;
   width: number;
+}
+
+/** A glyph a page draws: its baseline start, its advance and whether it is a space, same coordinates. */
+export interface DrawnGlyph {
+  x: number;
+  y: number;
+  width: number;
+  space: boolean;
+}
+
+/** What pdf.js shows of a page's glyphs: its text's runs, and each glyph drawn. */
+export interface PageGlyphs {
+  runs: GlyphRun[];
+  drawn: DrawnGlyph[];
 }
 
 const VIRAMA = /[\u0BCD\u0DCA]/gu;
@@ -69,10 +86,11 @@ export function breaksAfterMarks(page: string): boolean {
  * the file shows them to be one word, at each place the page has them, in poppler's order: the
  * second starts where the first ends (cairo), or where the word ends that the first, a mark alone,
  * is drawn inside (LibreOffice, cairo), or the glyphs of the first's last cluster reach it
- * (filledByGlyphs; Chromium).
+ * (filledByGlyphs; Chromium), or a glyph drawn does (spannedByGlyph; Typst).
  */
-export function brokenWordPairs(words: WordBox[], runs: GlyphRun[]): WordPairs {
+export function brokenWordPairs(words: WordBox[], { runs, drawn }: PageGlyphs): WordPairs {
   const pairs: WordPairs = new Map();
+  const [runsOn, drawnOn] = [onLine(runs), onLine(drawn)];
   for (let i = 0; i + 1 < words.length; i++) {
     const [before, a, b] = [words[i - 1], words[i]!, words[i + 1]!];
     const height = a.yMax - a.yMin;
@@ -84,7 +102,10 @@ export function brokenWordPairs(words: WordBox[], runs: GlyphRun[]): WordPairs {
     const end = inside ? before.xMax : alone ? undefined : a.xMax;
     // a word further along the line than a line's height is the next word
     const near = b.xMin - a.xMax <= height;
-    const oneWord = near && end !== undefined && (b.xMin - end <= SAME_WORD * height || (!alone && filledByGlyphs(a, b, runs)));
+    const oneWord =
+      near &&
+      end !== undefined &&
+      (b.xMin - end <= SAME_WORD * height || (!alone && (filledByGlyphs(a, b, runsOn(a)) || spannedByGlyph(a, b, drawnOn(a)))));
     const key = `${a.text} ${b.text}`;
     const places = pairs.get(key);
     if (places) places.push(oneWord);
@@ -95,6 +116,31 @@ export function brokenWordPairs(words: WordBox[], runs: GlyphRun[]): WordPairs {
 
 const sameLine = (a: WordBox, b: WordBox) => Math.abs(a.yMin - b.yMin) <= 0.25 * (a.yMax - a.yMin);
 
+/** The items whose baseline is within a word's height, found once for each line a page's words are on. */
+function onLine<T extends { y: number }>(items: T[]): (word: WordBox) => T[] {
+  const lines = new Map<string, T[]>();
+  return (word) => {
+    const key = `${word.yMin} ${word.yMax}`;
+    let line = lines.get(key);
+    if (!line) lines.set(key, (line = items.filter((item) => item.y >= word.yMin && item.y <= word.yMax)));
+    return line;
+  };
+}
+
+/**
+ * Whether a glyph drawn on the line of `a` starts before the gap and ends where `b` starts (the
+ * letter that the mark was moved back onto; kerning, as in bold, moves the next cluster a little),
+ * and no space glyph is drawn in the gap. A space is wider than that slack.
+ */
+function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
+  const height = a.yMax - a.yMin;
+  const inGap = (glyph: DrawnGlyph) => glyph.x + glyph.width / 2 >= a.xMax - SAME_WORD * height && glyph.x + glyph.width / 2 <= b.xMin + SAME_WORD * height;
+  return (
+    line.some((glyph) => !glyph.space && glyph.x < a.xMax && Math.abs(glyph.x + glyph.width - b.xMin) <= NEAR_PLACE * height) &&
+    !line.some((glyph) => glyph.space && inGap(glyph))
+  );
+}
+
 /**
  * Whether the glyphs show the gap inside a word: on the pair's line, a run of glyphs that ends in
  * the first word's mark starts before the gap and reaches across it, and the next run starts where
@@ -104,9 +150,8 @@ const sameLine = (a: WordBox, b: WordBox) => Math.abs(a.yMin - b.yMin) <= 0.25 *
  * pdf.js joins a space with glyphs drawn after it and gives the run a width that may reach over
  * them, so such a run's start counts, not its end.
  */
-function filledByGlyphs(a: WordBox, b: WordBox, runs: GlyphRun[]): boolean {
+function filledByGlyphs(a: WordBox, b: WordBox, line: GlyphRun[]): boolean {
   const height = a.yMax - a.yMin;
-  const line = runs.filter((run) => run.y >= a.yMin && run.y <= a.yMax);
   const starts = (run: GlyphRun) => /^\S/u.test(run.text) && Math.abs(run.x - b.xMin) <= SAME_PLACE * height;
   const reaches = (run: GlyphRun) =>
     !/\s/u.test(run.text) && run.text.at(-1) === a.text.at(-1) && run.x <= a.xMax && Math.abs(run.x + run.width - b.xMin) <= NEAR_PLACE * height;

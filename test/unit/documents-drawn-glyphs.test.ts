@@ -1,0 +1,91 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { getResolvedPDFJS } from 'unpdf';
+import { drawnGlyphs, type TextOps } from '../../src/worker-pool/drawn-glyphs.js';
+
+// Where each glyph lands, followed through pdf.js's operator list as PDF's text operators move
+// the pen (ISO 32000-1, 9.4.4): the codes are pdf.js's own, so a renamed operator fails here.
+let ops: TextOps;
+beforeAll(async () => {
+  ops = (await getResolvedPDFJS()).OPS;
+});
+
+const glyph = (unicode: string, width: number, isSpace = false) => ({ unicode, width, isSpace });
+/** A page 800 points high, its top left the origin, as pdf.js's viewport gives it. */
+const toPage = (x: number, y: number) => [x, 800 - y];
+const read = (list: [keyof TextOps, unknown[]][]) =>
+  drawnGlyphs(
+    list.map(([op]) => ops[op]),
+    list.map(([, args]) => args),
+    ops,
+    toPage,
+  ).map(({ x, y, width, space }) => ({ x: +x.toFixed(3), y: +y.toFixed(3), width: +width.toFixed(3), space }));
+
+describe('drawnGlyphs', () => {
+  test('places each glyph of a run by the matrices and the widths, a TJ number moving the pen back; Typst\'s clusters', () => {
+    // Typst: the page's matrix turned upside down, each cluster at a text matrix of its own
+    const glyphs = read([
+      ['save', []],
+      ['transform', [1, 0, 0, -1, 50, 700]],
+      ['beginText', []],
+      ['setFont', ['f1', 10]],
+      ['setTextMatrix', [new Float32Array([1, 0, 0, -1, 20, 0])]],
+      ['showText', [[glyph('ங', 500), 250, glyph('\u0BCD', 0)]]],
+      ['setTextMatrix', [new Float32Array([1, 0, 0, -1, 30, 0])]],
+      ['showText', [[glyph(' ', 250), glyph('க', 600)]]],
+      ['restore', []],
+    ]);
+    expect(glyphs).toEqual([
+      { x: 70, y: 100, width: 5, space: false },
+      { x: 72.5, y: 100, width: 0, space: false },
+      { x: 80, y: 100, width: 2.5, space: true },
+      { x: 82.5, y: 100, width: 6, space: false },
+    ]);
+  });
+
+  test('follows character and word spacing, horizontal scaling, line moves and the leading; a saved state comes back', () => {
+    const glyphs = read([
+      ['beginText', []],
+      ['setFont', ['f1', 10]],
+      ['setCharSpacing', [1]],
+      ['setWordSpacing', [2]],
+      ['setHScale', [50]],
+      ['moveText', [100, 500]],
+      ['showText', [[glyph('a', 500), glyph(' ', 250, true), glyph('b', 500)]]],
+      ['setLeading', [12]],
+      ['nextLine', []],
+      ['showText', [[glyph('c', 500)]]],
+      ['save', []],
+      ['setHScale', [100]],
+      ['setTextRise', [3]],
+      ['restore', []],
+      ['setLeadingMoveText', [0, -14]],
+      ['showText', [[glyph('d', 500)]]],
+    ]);
+    expect(glyphs).toEqual([
+      // a: 5 wide at half scale; the pen moves on by (5 + 1) / 2
+      { x: 100, y: 300, width: 2.5, space: false },
+      // the space gets the word spacing too: (2.5 + 1 + 2) / 2
+      { x: 103, y: 300, width: 1.25, space: true },
+      { x: 105.75, y: 300, width: 2.5, space: false },
+      { x: 100, y: 312, width: 2.5, space: false },
+      { x: 100, y: 326, width: 2.5, space: false },
+    ]);
+  });
+
+  test('leaves out glyphs of turned and mirrored runs, and a form\'s matrix ends with it', () => {
+    const glyphs = read([
+      ['paintFormXObjectBegin', [[0, 1, -1, 0, 300, 300], null]],
+      ['beginText', []],
+      ['setFont', ['f1', 10]],
+      ['showText', [[glyph('a', 500)]]],
+      ['paintFormXObjectEnd', []],
+      ['beginText', []],
+      ['setFont', ['f1', 10]],
+      ['setTextMatrix', [[-1, 0, 0, 1, 200, 100]]],
+      ['showText', [[glyph('b', 500)]]],
+      ['setTextMatrix', [[1, 0, 0, 1, 200, 100]]],
+      ['showText', [[glyph('c', 500)]]],
+    ]);
+    expect(glyphs).toEqual([{ x: 200, y: 700, width: 5, space: false }]);
+  });
+});
