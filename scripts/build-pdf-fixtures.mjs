@@ -17,7 +17,8 @@
 // as U+2010; password-protected.pdf,
 // LibreOffice's English pages that open only with the password "fixture";
 // <producer>-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil by LibreOffice, Chromium,
-// pango and Typst, whose pulli (்) readers see detached from its letter; and ghostscript-<language>.pdf,
+// pango and Typst, whose pulli (்) readers see detached from its letter, and
+// libreoffice-justified-serif-tamil.pdf, LibreOffice's justified; and ghostscript-<language>.pdf,
 // Chromium's Sinhala and Tamil files passed through Ghostscript's pdfwrite, which garbles their
 // text layer (the reader refuses them).
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
@@ -191,6 +192,10 @@ try {
   pango(pagesOf(LANGUAGES.tamil), { family: 'Noto Serif Tamil' }, path.join(OUT, 'pango-serif-tamil.pdf'), work);
   typst(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }, path.join(OUT, 'typst-serif-tamil.pdf'), work);
   console.log('<producer>-serif-tamil.pdf: Tamil pages in Noto Serif Tamil by libreoffice, chromium, pango, typst');
+  const serifJustifiedHtml = path.join(work, 'tamil-serif-justified.html');
+  writeFileSync(serifJustifiedHtml, html(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }, LAYOUTS.justified));
+  libreoffice(serifJustifiedHtml, path.join(OUT, 'libreoffice-justified-serif-tamil.pdf'), work);
+  console.log(`libreoffice-justified-serif-tamil.pdf: the same by libreoffice, ${LAYOUTS.justified}`);
   // a file that opens only with a password, for the refusal that says so
   const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
   libreoffice(path.join(work, 'english.html'), path.join(OUT, 'password-protected.pdf'), work, `pdf:writer_pdf_Export:${JSON.stringify(encrypt)}`);

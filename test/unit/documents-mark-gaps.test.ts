@@ -128,6 +128,13 @@ describe('joinWords', () => {
     expect(joinWords('இலங்\nகை இலங் கையின் இலங் கை.', pairs)).toBe('இலங்\nகை இலங் கையின் இலங்கை.');
   });
 
+  test('joins a pair whose second word the text has with the mark that the boxes part from it (LibreOffice\'s துளிகள | ்), the longest pair that fits first', () => {
+    expect(joinWords('நீர்த\n் துளிகள் பெரிதாகிப', new Map([['் துளிகள', [true]]]))).toBe('நீர்த\n்துளிகள் பெரிதாகிப');
+    const pairs = new Map([['் க', [true]], ['் கை', [false]]]);
+    expect(joinWords('இலங\n் கை இலங\n் கையின', pairs)).toBe('இலங\n் கை இலங\n் கையின');
+    expect(joinWords('இலங\n் க்', pairs)).toBe('இலங\n்க்');
+  });
+
   test('settles a pair place by place when the text has it as often as the word boxes, and otherwise joins it only if every place is one word', () => {
     const pairs = new Map([['் பொருள', [true, false]]]);
     expect(joinWords('கழிவுப\n் பொருள\n் இரசாயனப\n் பொருள', pairs)).toBe('கழிவுப\n்பொருள\n் இரசாயனப\n் பொருள');

@@ -127,6 +127,19 @@ describe('layouts that poppler’s reading order breaks: justified narrow lines 
     expect(service).toBeGreaterThanOrEqual(0.995);
   });
 
+  // LibreOffice puts Noto Serif Tamil's pulli apart from its letter, so only words joined alike in
+  // both readings let the drawn order be chosen
+  test('justified Noto Serif Tamil by LibreOffice: read in order, the words broken at the pulli whole', async () => {
+    const { service, placed } = await wholeTextAccuracy('libreoffice-justified-serif-tamil.pdf', 'tamil');
+    console.log(`libreoffice-justified-serif-tamil: ${service.toFixed(3)} of words exactly right; ${placed.toFixed(3)} in pdftotext’s reading order alone`);
+    expect(service).toBeGreaterThanOrEqual(0.995);
+    // a paragraph of justified lines, whole and in order
+    const oneLine = (text: string) => text.replace(/\s+/g, ' ');
+    const read = oneLine((await SERVICE[1]('', new Uint8Array(readFileSync(new URL('libreoffice-justified-serif-tamil.pdf', FIXTURES))))).join(' '));
+    const paragraph = expected.tamil![0]!.split('\n').find((line) => line.startsWith('புவியிலுள்ள'))!;
+    expect(read).toContain(oneLine(paragraph));
+  });
+
   test('the Tamil files are ones that pdftotext’s reading order alone gets wrong', async () => {
     for (const layout of ['justified', 'columns']) {
       const { placed } = await wholeTextAccuracy(`chromium-${layout}-tamil.pdf`, 'tamil');

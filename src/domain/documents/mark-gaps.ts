@@ -54,6 +54,8 @@ const VIRAMA_ALONE = /\s[\u0BCD\u0DCA]/u;
 /** A word that ends in a mark, the glyph that may end its cluster early. */
 const ENDS_IN_MARK = /\p{M}$/u;
 const ONLY_MARKS = /^\p{M}+$/u;
+/** What may follow a word in pdftotext's text where its word boxes end the word: marks, then no letter. */
+const WORD_ENDS = /^\p{M}*(?![\p{L}\p{M}\p{N}])/u;
 /** Below this many viramas, a page's share says little. */
 const MIN_VIRAMAS = 5;
 /**
@@ -160,8 +162,9 @@ function filledByGlyphs(a: WordBox, b: WordBox, line: GlyphRun[]): boolean {
 
 /**
  * The page's text with the `pairs` that are one word, where a single space parts them, made one
- * word. pdftotext's text writes a word and the punctuation that touches it as one (படும்.), where
- * its word boxes have two, so the second word may be followed by punctuation in the text. A pair
+ * word. pdftotext's text writes a word and the punctuation or a mark alone that touches it as one
+ * (படும்., துளிகள்), where its word boxes have two, so the second word may be followed by them in
+ * the text. A pair
  * that is one word in some places and two in others is settled place by place, in order, when the
  * text has it as many times as the word boxes; otherwise it is joined only if it is one word in
  * every place the boxes have it.
@@ -169,13 +172,14 @@ function filledByGlyphs(a: WordBox, b: WordBox, line: GlyphRun[]): boolean {
 export function joinWords(page: string, pairs: WordPairs): string {
   if (![...pairs.values()].some((places) => places.includes(true))) return page;
   const byFirst = Map.groupBy(pairs.keys(), (pair) => pair.slice(0, pair.indexOf(' ')));
-  // the pair whose first word is `before` and whose second starts `after`, but for punctuation
+  // the pair whose first word is `before` and whose second is `after` but for what follows it, as
+  // above; the longest such second word, should another be it without its marks
   const pairAt = (before: string, space: string, after: string) =>
     space === ' '
-      ? byFirst.get(before)?.find((pair) => {
-          const second = pair.slice(before.length + 1);
-          return after.startsWith(second) && !/^[\p{L}\p{M}\p{N}]/u.test(after.slice(second.length));
-        })
+      ? byFirst
+          .get(before)
+          ?.filter((pair) => after.startsWith(pair.slice(before.length + 1)) && WORD_ENDS.test(after.slice(pair.length - before.length - 1)))
+          .reduce<string | undefined>((longest, pair) => (longest && longest.length >= pair.length ? longest : pair), undefined)
       : undefined;
   const parts = page.split(/(\s+)/u);
   const gaps = Array.from({ length: (parts.length - 1) >> 1 }, (_, g) => pairAt(parts[2 * g]!, parts[2 * g + 1]!, parts[2 * g + 2]!));
