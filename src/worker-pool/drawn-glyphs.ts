@@ -17,6 +17,7 @@ export type TextOps = Record<
   | 'paintFormXObjectEnd'
   | 'beginText'
   | 'setFont'
+  | 'setGState'
   | 'setCharSpacing'
   | 'setWordSpacing'
   | 'setHScale'
@@ -37,8 +38,15 @@ interface OpGlyph {
   isSpace: boolean;
 }
 
+/** What a font's glyph widths need: its matrix's scale (0.001 for most) and whether it writes downwards. */
+export interface FontMetrics {
+  scale: number;
+  vertical: boolean;
+}
+
 interface TextState {
   size: number;
+  font: FontMetrics;
   charSpacing: number;
   wordSpacing: number;
   hScale: number;
@@ -50,7 +58,8 @@ interface TextState {
 }
 
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
-const SPACE = /^[\u0020\u00A0]$/u;
+const SPACE = /^\p{Zs}$/u;
+const USUAL_FONT: FontMetrics = { scale: 0.001, vertical: false };
 
 /** `m` then `n`, as PDF composes matrices (pdf.js's Util.transform(n, m)). */
 const then = (m: Matrix, n: Matrix): Matrix => [
@@ -67,15 +76,26 @@ const asMatrix = (args: unknown[]): Matrix => Array.from((args.length === 6 ? ar
 
 /**
  * The glyphs a page draws along horizontal lines: baseline start, advance and whether it is a
- * space, in the coordinates `toPage` gives (from the user space). A glyph of a turned or mirrored
- * run is left out; Type 3 fonts (widths in their own matrix) are rare in text and read as others are.
+ * space, in the coordinates `toPage` gives (from the user space), with each font's metrics by the
+ * name pdf.js gave it. A glyph of a turned or mirrored run, or of a font that writes downwards, is
+ * left out.
  */
-export function drawnGlyphs(fnArray: number[], argsArray: unknown[][], ops: TextOps, toPage: (x: number, y: number) => number[]): DrawnGlyph[] {
+export function drawnGlyphs(
+  fnArray: number[],
+  argsArray: unknown[][],
+  ops: TextOps,
+  toPage: (x: number, y: number) => number[],
+  fontOf: (name: string) => FontMetrics,
+): DrawnGlyph[] {
   const glyphs: DrawnGlyph[] = [];
-  const newText = (): TextState => ({ size: 0, charSpacing: 0, wordSpacing: 0, hScale: 1, leading: 0, rise: 0, line: IDENTITY, pen: 0 });
+  const newText = (): TextState => ({ size: 0, font: USUAL_FONT, charSpacing: 0, wordSpacing: 0, hScale: 1, leading: 0, rise: 0, line: IDENTITY, pen: 0 });
   let ctm = IDENTITY;
   let text = newText();
   const saved: [Matrix, TextState][] = [];
+  const setFont = ([name, size]: unknown[]) => {
+    text.font = fontOf(String(name));
+    text.size = Number(size);
+  };
   const nextLine = (x: number, y: number) => {
     text.line = then(translate(x, y), text.line);
     text.pen = 0;
@@ -100,7 +120,11 @@ export function drawnGlyphs(fnArray: number[], argsArray: unknown[][], ops: Text
         text.pen = 0;
         break;
       case ops.setFont:
-        text.size = Number(args[1]);
+        setFont(args);
+        break;
+      case ops.setGState:
+        // an ExtGState may set the font, as [name, size]
+        for (const [key, value] of (args[0] ?? []) as [string, unknown][]) if (key === 'Font') setFont(value as unknown[]);
         break;
       case ops.setCharSpacing:
         text.charSpacing = Number(args[0]);
@@ -132,7 +156,7 @@ export function drawnGlyphs(fnArray: number[], argsArray: unknown[][], ops: Text
         nextLine(0, -text.leading);
         break;
       case ops.showText:
-        showText(args[0] as (OpGlyph | number)[], text, then(text.line, ctm), toPage, glyphs);
+        if (!text.font.vertical) showText(args[0] as (OpGlyph | number)[], text, then(text.line, ctm), toPage, glyphs);
         break;
     }
   });
@@ -146,11 +170,11 @@ function showText(run: (OpGlyph | number)[], text: TextState, toUser: Matrix, to
       text.pen -= (glyph / 1000) * text.size * text.hScale;
       continue;
     }
-    const width = (glyph.width / 1000) * text.size * text.hScale;
+    const width = glyph.width * text.font.scale * text.size * text.hScale;
     const [x, y] = toPage(...apply(toUser, text.pen, text.rise)) as [number, number];
     const [xEnd, yEnd] = toPage(...apply(toUser, text.pen + width, text.rise)) as [number, number];
     // along a horizontal line, left to right
-    if (Math.abs(yEnd - y) < 1e-3 && xEnd >= x) glyphs.push({ x, y, width: xEnd - x, space: SPACE.test(glyph.unicode) });
+    if (Math.abs(yEnd - y) < 1e-3 && xEnd >= x) glyphs.push({ x, y, width: xEnd - x, space: glyph.isSpace || SPACE.test(glyph.unicode) });
     text.pen += width + (text.charSpacing + (glyph.isSpace ? text.wordSpacing : 0)) * text.hScale;
   }
 }

@@ -1,5 +1,5 @@
 import type { GlyphRun, PageGlyphs } from '../domain/documents/mark-gaps.js';
-import { drawnGlyphs } from './drawn-glyphs.js';
+import { drawnGlyphs, type FontMetrics } from './drawn-glyphs.js';
 
 // Where a PDF draws its glyphs, by pdf.js: poppler's tools give words, not glyphs
 // (src/domain/documents/mark-gaps.ts says what this is for). pdf.js runs in the pool's thread,
@@ -29,9 +29,15 @@ export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Ma
           const [x, y] = viewport.convertToViewportPoint(e!, f!) as [number, number];
           runs.push({ text: item.str, x, y, width: item.width });
         }
-        // the page's own content, as its text is: an annotation's is drawn in a box of its own
-        const { fnArray, argsArray } = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
-        drawn = drawnGlyphs(fnArray, argsArray as unknown[][], OPS, (x, y) => viewport.convertToViewportPoint(x, y) as number[]);
+        // the page's own content, as its text is: an annotation's is drawn in a box of its own. A
+        // page pdf.js cannot follow keeps its runs.
+        try {
+          const { fnArray, argsArray } = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
+          const toPage = (x: number, y: number) => viewport.convertToViewportPoint(x, y) as number[];
+          drawn = drawnGlyphs(fnArray, argsArray as unknown[][], OPS, toPage, (name) => fontMetrics(page.commonObjs, name));
+        } catch {
+          drawn = [];
+        }
       }
       glyphs.set(number, { runs, drawn });
       page.cleanup();
@@ -40,4 +46,10 @@ export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Ma
   } finally {
     await pdf.loadingTask.destroy();
   }
+}
+
+/** A font's metrics as pdf.js loaded it for the operator list; one it could not load has the usual ones. */
+function fontMetrics(fonts: { has(name: string): boolean; get(name: string): unknown }, name: string): FontMetrics {
+  const font = (fonts.has(name) ? fonts.get(name) : undefined) as { fontMatrix?: number[]; vertical?: boolean } | undefined;
+  return { scale: font?.fontMatrix?.[0] ?? 0.001, vertical: font?.vertical === true };
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { getResolvedPDFJS } from 'unpdf';
-import { drawnGlyphs, type TextOps } from '../../src/worker-pool/drawn-glyphs.js';
+import { drawnGlyphs, type FontMetrics, type TextOps } from '../../src/worker-pool/drawn-glyphs.js';
 
 // Where each glyph lands, followed through pdf.js's operator list as PDF's text operators move
 // the pen (ISO 32000-1, 9.4.4): the codes are pdf.js's own, so a renamed operator fails here.
@@ -12,12 +12,15 @@ beforeAll(async () => {
 const glyph = (unicode: string, width: number, isSpace = false) => ({ unicode, width, isSpace });
 /** A page 800 points high, its top left the origin, as pdf.js's viewport gives it. */
 const toPage = (x: number, y: number) => [x, 800 - y];
+/** Fonts by name: `f1` as most are; `big`, whose matrix is 1/2048 of an em; `down`, which writes downwards. */
+const FONTS: Record<string, FontMetrics> = { f1: { scale: 0.001, vertical: false }, big: { scale: 1 / 2048, vertical: false }, down: { scale: 0.001, vertical: true } };
 const read = (list: [keyof TextOps, unknown[]][]) =>
   drawnGlyphs(
     list.map(([op]) => ops[op]),
     list.map(([, args]) => args),
     ops,
     toPage,
+    (name) => FONTS[name]!,
   ).map(({ x, y, width, space }) => ({ x: +x.toFixed(3), y: +y.toFixed(3), width: +width.toFixed(3), space }));
 
 describe('drawnGlyphs', () => {
@@ -87,5 +90,21 @@ describe('drawnGlyphs', () => {
       ['showText', [[glyph('c', 500)]]],
     ]);
     expect(glyphs).toEqual([{ x: 200, y: 700, width: 5, space: false }]);
+  });
+
+  test('takes widths in the font\'s own units, a font set by a graphics state too; leaves out a font that writes downwards', () => {
+    const glyphs = read([
+      ['beginText', []],
+      ['setGState', [[['Font', ['big', 10]]]]],
+      ['moveText', [100, 500]],
+      ['showText', [[glyph('a', 1024), glyph('\u2009', 512)]]],
+      ['setFont', ['down', 10]],
+      ['showText', [[glyph('b', 500)]]],
+    ]);
+    // 1024 of 2048 units of a 10-point font; a thin space is a space
+    expect(glyphs).toEqual([
+      { x: 100, y: 300, width: 5, space: false },
+      { x: 105, y: 300, width: 2.5, space: true },
+    ]);
   });
 });

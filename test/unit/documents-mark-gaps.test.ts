@@ -97,6 +97,9 @@ describe('brokenWordPairs, by the glyphs drawn', () => {
     expect(pairsOf(words, [], [...drawn, glyph(86.5, 2.86, true)]).get('இலங் கையின்')).toEqual([false]);
     // the glyphs of another line
     expect(pairsOf(words, [], drawn.map((g) => ({ ...g, y: g.y + 20 }))).get('இலங் கையின்')).toEqual([false]);
+    // the first word's own last glyph, ending where it ends, does not reach across a gap
+    const close = [box('இலங்', 56.69, 85.17, 59.9), box('கையின்', 86.5, 130, 59.9)];
+    expect(pairsOf(close, [], [glyph(79.54, 5.63), glyph(85.17, 0)]).get('இலங் கையின்')).toEqual([false]);
   });
 });
 
@@ -133,6 +136,8 @@ describe('joinWords', () => {
     const pairs = new Map([['் க', [true]], ['் கை', [false]]]);
     expect(joinWords('இலங\n் கை இலங\n் கையின', pairs)).toBe('இலங\n் கை இலங\n் கையின');
     expect(joinWords('இலங\n் க்', pairs)).toBe('இலங\n்க்');
+    // a Sinhala conjunct goes on after its virama and joiner: another word
+    expect(joinWords('ශ්‍රී ක්‍රම', new Map([['ශ්‍රී ක', [true]]]))).toBe('ශ්‍රී ක්‍රම');
   });
 
   test('settles a pair place by place when the text has it as often as the word boxes, and otherwise joins it only if every place is one word', () => {

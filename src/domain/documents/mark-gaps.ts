@@ -55,7 +55,7 @@ const VIRAMA_ALONE = /\s[\u0BCD\u0DCA]/u;
 const ENDS_IN_MARK = /\p{M}$/u;
 const ONLY_MARKS = /^\p{M}+$/u;
 /** What may follow a word in pdftotext's text where its word boxes end the word: marks, then no letter. */
-const WORD_ENDS = /^\p{M}*(?![\p{L}\p{M}\p{N}])/u;
+const WORD_ENDS = /^\p{M}*(?![\p{L}\p{M}\p{N}\u200C\u200D])/u;
 /** Below this many viramas, a page's share says little. */
 const MIN_VIRAMAS = 5;
 /**
@@ -130,15 +130,18 @@ function onLine<T extends { y: number }>(items: T[]): (word: WordBox) => T[] {
 }
 
 /**
- * Whether a glyph drawn on the line of `a` starts before the gap and ends where `b` starts (the
- * letter that the mark was moved back onto; kerning, as in bold, moves the next cluster a little),
- * and no space glyph is drawn in the gap. A space is wider than that slack.
+ * Whether a glyph drawn on the line of `a` starts before the gap, reaches across it and ends where
+ * `b` starts (the letter that the mark was moved back onto; kerning, as in bold, moves the next
+ * cluster a little), and no space glyph is drawn in the gap. A space is wider than that slack.
  */
 function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
   const height = a.yMax - a.yMin;
   const inGap = (glyph: DrawnGlyph) => glyph.x + glyph.width / 2 >= a.xMax - SAME_WORD * height && glyph.x + glyph.width / 2 <= b.xMin + SAME_WORD * height;
   return (
-    line.some((glyph) => !glyph.space && glyph.x < a.xMax && Math.abs(glyph.x + glyph.width - b.xMin) <= NEAR_PLACE * height) &&
+    line.some(
+      (glyph) =>
+        !glyph.space && glyph.x < a.xMax && glyph.x + glyph.width > a.xMax + SAME_WORD * height && Math.abs(glyph.x + glyph.width - b.xMin) <= NEAR_PLACE * height,
+    ) &&
     !line.some((glyph) => glyph.space && inGap(glyph))
   );
 }
