@@ -1,12 +1,12 @@
-import type { GlyphRun, PageGlyphs } from '../domain/documents/mark-gaps.js';
+import type { DrawnGlyph } from '../domain/documents/mark-gaps.js';
 import { drawnGlyphs, type FontMetrics } from './drawn-glyphs.js';
 
 // Where a PDF draws its glyphs, by pdf.js: poppler's tools give words, not glyphs
 // (src/domain/documents/mark-gaps.ts says what this is for). pdf.js runs in the pool's thread,
-// within the job's budget; its text (each glyph's own map, no ActualText) is not read.
+// within the job's budget; the glyphs' text is not read.
 
-/** The horizontal glyph runs and glyphs drawn of each of `pages` (numbered from 1), in points from the top left corner of the crop box. */
-export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Map<number, PageGlyphs>> {
+/** The glyphs drawn along horizontal lines of each of `pages` (numbered from 1), in points from the top left corner of the crop box. */
+export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Map<number, DrawnGlyph[]>> {
   // loaded by the first file that needs it, which few do: the service's memory has a target (README, "Performance")
   const { getDocumentProxy, getResolvedPDFJS } = await import('unpdf');
   const { OPS, AnnotationMode } = await getResolvedPDFJS();
@@ -14,24 +14,16 @@ export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Ma
   // only where glyphs are drawn is read.
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, maxImageSize: 0 });
   try {
-    const glyphs = new Map<number, PageGlyphs>();
+    const glyphs = new Map<number, DrawnGlyph[]>();
     for (const number of pages) {
       const page = await pdf.getPage(number);
       const viewport = page.getViewport({ scale: 1 });
-      const runs: GlyphRun[] = [];
-      let drawn: PageGlyphs['drawn'] = [];
-      // a turned page's runs go along its height: none are given, and no gap is joined
+      let drawn: DrawnGlyph[] = [];
+      // a turned page's lines go along its height: no glyphs are given, and no gap is joined. A
+      // page pdf.js cannot follow gives none either.
       if (viewport.rotation % 360 === 0) {
-        for (const item of (await page.getTextContent()).items) {
-          if (!('str' in item)) continue;
-          const [a, b, c, , e, f] = item.transform as number[];
-          if (b !== 0 || c !== 0 || a! <= 0) continue;
-          const [x, y] = viewport.convertToViewportPoint(e!, f!) as [number, number];
-          runs.push({ text: item.str, x, y, width: item.width });
-        }
-        // the page's own content, as its text is: an annotation's is drawn in a box of its own. A
-        // page pdf.js cannot follow keeps its runs.
         try {
+          // the page's own content, as its text is: an annotation's is drawn in a box of its own
           const { fnArray, argsArray } = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
           const toPage = (x: number, y: number) => viewport.convertToViewportPoint(x, y) as number[];
           drawn = drawnGlyphs(fnArray, argsArray as unknown[][], OPS, toPage, (name) => fontMetrics(page.commonObjs, name));
@@ -39,7 +31,7 @@ export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Ma
           drawn = [];
         }
       }
-      glyphs.set(number, { runs, drawn });
+      glyphs.set(number, drawn);
       page.cleanup();
     }
     return glyphs;

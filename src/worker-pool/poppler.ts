@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { settleLineEndHyphens } from '../domain/documents/line-end-hyphens.js';
-import { breaksAfterMarks, brokenWordPairs, joinWords, type PageGlyphs, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
+import { breaksAfterMarks, brokenWordPairs, joinWords, type DrawnGlyph, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { chooseReadingOrder, finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
@@ -162,17 +162,16 @@ export async function wordPairsOnPages(
   // the crop box, as pdf.js places glyphs in it
   const args = ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), '-', '-'];
   // pdf.js cannot open some files that poppler repairs as it reads: their pairs are settled by the word boxes alone
-  const anyGlyphs = glyphsOf(bytes, pages).catch(() => new Map<number, PageGlyphs>());
+  const anyGlyphs = glyphsOf(bytes, pages).catch(() => new Map<number, DrawnGlyph[]>());
   const [[placed, drawn], glyphs] = await Promise.all([bothReadings(args, bytes, limits), anyGlyphs]);
   const pairs = (xhtml: string) => {
     const pageBoxes = wordBoxes(xhtml);
-    return new Map(pages.map((n) => [n, brokenWordPairs(pageBoxes[n - first] ?? [], glyphs.get(n) ?? NO_GLYPHS)]));
+    return new Map(pages.map((n) => [n, brokenWordPairs(pageBoxes[n - first] ?? [], glyphs.get(n) ?? [])]));
   };
   return { placed: pairs(placed), drawn: pairs(drawn) };
 }
 
 const NO_PAIRS: WordPairs = new Map();
-const NO_GLYPHS: PageGlyphs = { runs: [], drawn: [] };
 
 /** Both readings' pages, with the words that a font's marks broke made whole on the pages that show such breaks. */
 async function joinBrokenWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {

@@ -1,30 +1,36 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { breaksAfterMarks, joinWords, brokenWordPairs, type DrawnGlyph, type GlyphRun, type WordBox } from '../../src/domain/documents/mark-gaps.js';
+import { breaksAfterMarks, joinWords, brokenWordPairs, type DrawnGlyph, type WordBox } from '../../src/domain/documents/mark-gaps.js';
 
-// The first line of chromium-serif-tamil.pdf as poppler's words and pdf.js's runs place it:
-// "இலங்கையின் நீர் வளம்", which pdftotext reads "இலங் கையின் நீர் வளம்".
+// The first line of chromium-serif-tamil.pdf as poppler's words and pdf.js's operator list place
+// them: "இலங்கையின் நீர் வளம்", which pdftotext reads "இலங் கையின் நீர் வளம்".
 const box = (text: string, xMin: number, xMax: number, yMin = 68.5): WordBox => ({ text, xMin, xMax, yMin, yMax: yMin + 17.16 });
-const run = (text: string, x: number, width: number, y = 80.25): GlyphRun => ({ text, x, y, width });
-const pairsOf = (words: WordBox[], runs: GlyphRun[], drawn: DrawnGlyph[] = []) => brokenWordPairs(words, { runs, drawn });
+const glyph = (x: number, width: number, space = false, y = 80.25): DrawnGlyph => ({ x, y, width, space });
+const pairsOf = (words: WordBox[], drawn: DrawnGlyph[] = []) => brokenWordPairs(words, drawn);
 const LINE_WORDS = [box('இலங்', 63, 91.46), box('கையின்', 97.09, 141.61), box('நீர்', 151.54, 164.59), box('வளம்', 170.71, 202.73)];
-const LINE_RUNS = [
-  run('இல', 63, 22.83),
-  run('ங்', 85.83, 11.26),
-  run('ைக', 97.09, 23.62),
-  run('யி', 120.71, 13.28),
-  run('ன்', 133.99, 14.7),
-  // pdf.js gives a space drawn with the glyph after it a width over both
-  run(' நீ', 151.54, 0),
-  run(' ', 148.69, 15.91),
-  run('ர்', 160.62, 7.23),
-  run(' ', 167.86, 3.81),
-  run('வள', 170.71, 26.55),
+// இ ல ங, its pulli; ை க ய ி ன, its pulli; a space, ந ீ ர, its pulli; a space, வ
+const LINE_GLYPHS = [
+  glyph(63, 11.25),
+  glyph(74.25, 11.59),
+  glyph(85.83, 11.26),
+  glyph(91.46, 0),
+  glyph(97.09, 14.35),
+  glyph(111.32, 9.39),
+  glyph(120.71, 10.73),
+  glyph(131.44, 2.55),
+  glyph(133.99, 14.7),
+  glyph(141.61, 0),
+  glyph(148.68, 2.86, true),
+  glyph(151.54, 9.08),
+  glyph(160.62, 7.23),
+  glyph(164.59, 0),
+  glyph(167.85, 2.86, true),
+  glyph(170.71, 12.69),
 ];
 
 describe('brokenWordPairs', () => {
-  test('joins a word broken where its cluster, ending in a pulli, reaches the next word; not words with a space between them', () => {
-    expect(pairsOf(LINE_WORDS, LINE_RUNS)).toEqual(
+  test('joins a word broken where the letter before its pulli reaches the next word; not words with a space between them', () => {
+    expect(pairsOf(LINE_WORDS, LINE_GLYPHS)).toEqual(
       new Map([
         ['இலங் கையின்', [true]],
         ['கையின் நீர்', [false]],
@@ -33,29 +39,27 @@ describe('brokenWordPairs', () => {
     );
   });
 
-  test('joins nothing where pdf.js places the glyphs elsewhere than poppler places the words', () => {
-    // the same runs a little further along (a font whose widths are not the ones the file used)
-    const shifted = LINE_RUNS.map((r) => ({ ...r, x: r.x + 1.5 }));
+  test('joins nothing where pdf.js places the glyphs elsewhere than poppler places the words, or no glyph reaches the next word', () => {
+    // the same glyphs further along than kerning moves them (a font whose widths are not the ones the file used)
+    const shifted = LINE_GLYPHS.map((g) => ({ ...g, x: g.x + 2.5 }));
     expect(pairsOf(LINE_WORDS, shifted).get('இலங் கையின்')).toEqual([false]);
-    // the cluster's run reaches the next word, but no run starts where poppler's next word does
-    expect(pairsOf(LINE_WORDS, LINE_RUNS.filter((r) => r.text !== 'ைக')).get('இலங் கையின்')).toEqual([false]);
+    expect(pairsOf(LINE_WORDS, LINE_GLYPHS.filter((g) => g.x !== 85.83)).get('இலங் கையின்')).toEqual([false]);
   });
 
   test('settles each place a pair has on the page, in order; a first word without a mark is no pair', () => {
     // a second line: the same two words with a space glyph between them
     const second = [box('இலங்', 63, 91.46, 100), box('கையின்', 100.9, 145.42, 100)];
-    const secondRuns = [run('இல', 63, 22.83, 111.75), run('ங்', 85.83, 11.26, 111.75), run(' ', 97.09, 3.81, 111.75), run('ைக', 100.9, 23.62, 111.75)];
-    expect(pairsOf([...LINE_WORDS, ...second], [...LINE_RUNS, ...secondRuns]).get('இலங் கையின்')).toEqual([true, false]);
+    const secondGlyphs = [glyph(85.83, 11.26, false, 111.75), glyph(91.46, 0, false, 111.75), glyph(97.09, 3.81, true, 111.75), glyph(100.9, 14.35, false, 111.75)];
+    expect(pairsOf([...LINE_WORDS, ...second], [...LINE_GLYPHS, ...secondGlyphs]).get('இலங் கையின்')).toEqual([true, false]);
     // a word further along than the line's height is counted as a place too, apart
-    expect(pairsOf([box('நீர்', 63, 76), box('வட்டம்', 100, 140)], []).get('நீர் வட்டம்')).toEqual([false]);
+    expect(pairsOf([box('நீர்', 63, 76), box('வட்டம்', 100, 140)]).get('நீர் வட்டம்')).toEqual([false]);
     const noMark = [box('இல', 63, 85.83), box('ங்கையின்', 85.83 + 0.5, 141.61)];
-    expect(pairsOf(noMark, [run('இல', 63, 23.33), run('ங்', 86.33, 11.26)])).toEqual(new Map());
+    expect(pairsOf(noMark, [glyph(74.25, 12.08)])).toEqual(new Map());
   });
 
   test('does not join the last word of a line to the first of the next', () => {
     const words = [box('இலங்', 63, 91.46), box('கையின்', 97.09, 141.61, 96)];
-    const runs = [run('ங்', 85.83, 11.26), run('ைக', 97.09, 23.62, 107.75)];
-    expect(pairsOf(words, runs)).toEqual(new Map());
+    expect(pairsOf(words, [glyph(85.83, 11.26), glyph(97.09, 14.35, false, 107.75)])).toEqual(new Map());
   });
 
   // LibreOffice's and cairo's files: the pulli is a word of its own, drawn inside its letter's word
@@ -63,28 +67,28 @@ describe('brokenWordPairs', () => {
   test('a mark alone, drawn inside the word before it: one word with the next when that starts where the word ends', () => {
     const words = [box('புவியிலுள', 56.8, 123.526), box('்', 117.355, 117.355), box('ள', 123.548, 137.419), box('கையின', 140.25, 190)];
     const after = [box('்', 183.5, 183.5), box('நீர்', 192.85, 209)];
-    expect(pairsOf([...words, ...after], [])).toEqual(
+    expect(pairsOf([...words, ...after])).toEqual(
       new Map([
         ['் ள', [true]],
         ['் நீர்', [false]],
       ]),
     );
     // cairo: a word ending in a pulli, and the next starting where it ends
-    expect(pairsOf([box('தொடர்ந்', 374.99, 424.67), box('து', 424.99, 437.44)], [])).toEqual(new Map([['தொடர்ந் து', [true]]]));
+    expect(pairsOf([box('தொடர்ந்', 374.99, 424.67), box('து', 424.99, 437.44)])).toEqual(new Map([['தொடர்ந் து', [true]]]));
   });
 });
 
 // The first line of typst-serif-tamil.pdf as poppler's words and pdf.js's operator list place it:
 // Typst writes each cluster at its own place, the pulli moved back onto its letter, and the next
 // cluster where the letter ends; its space is a glyph at the start of the next run.
-describe('brokenWordPairs, by the glyphs drawn', () => {
-  const glyph = (x: number, width: number, space = false): DrawnGlyph => ({ x, y: 72.6, width, space });
+describe('brokenWordPairs, in a file that writes each cluster at a place of its own', () => {
+  const at = (x: number, width: number, space = false) => glyph(x, width, space, 72.6);
   const words = [box('இலங்', 56.69, 85.17, 59.9), box('கையின்', 90.8, 135.35, 59.9), box('நீர்', 145.3, 163.6, 59.9)];
   // ங, its pulli; ன, its pulli, the space and நீ
-  const drawn = [glyph(79.54, 11.26), glyph(85.17, 0), glyph(127.73, 14.71), glyph(135.35, 0), glyph(142.44, 2.86, true), glyph(145.3, 9.09)];
+  const drawn = [at(79.54, 11.26), at(85.17, 0), at(127.73, 14.71), at(135.35, 0), at(142.44, 2.86, true), at(145.3, 9.09)];
 
   test('joins a word broken where the letter before its mark reaches the next word; not one a space glyph follows', () => {
-    expect(pairsOf(words, [], drawn)).toEqual(
+    expect(pairsOf(words, drawn)).toEqual(
       new Map([
         ['இலங் கையின்', [true]],
         ['கையின் நீர்', [false]],
@@ -93,13 +97,13 @@ describe('brokenWordPairs, by the glyphs drawn', () => {
   });
 
   test('joins nothing where no glyph ends where the next word starts (a table\'s next cell), or a space glyph is drawn in the gap', () => {
-    expect(pairsOf(words, [], drawn.filter((g) => g.x !== 79.54)).get('இலங் கையின்')).toEqual([false]);
-    expect(pairsOf(words, [], [...drawn, glyph(86.5, 2.86, true)]).get('இலங் கையின்')).toEqual([false]);
+    expect(pairsOf(words, drawn.filter((g) => g.x !== 79.54)).get('இலங் கையின்')).toEqual([false]);
+    expect(pairsOf(words, [...drawn, at(86.5, 2.86, true)]).get('இலங் கையின்')).toEqual([false]);
     // the glyphs of another line
-    expect(pairsOf(words, [], drawn.map((g) => ({ ...g, y: g.y + 20 }))).get('இலங் கையின்')).toEqual([false]);
+    expect(pairsOf(words, drawn.map((g) => ({ ...g, y: g.y + 20 }))).get('இலங் கையின்')).toEqual([false]);
     // the first word's own last glyph, ending where it ends, does not reach across a gap
     const close = [box('இலங்', 56.69, 85.17, 59.9), box('கையின்', 86.5, 130, 59.9)];
-    expect(pairsOf(close, [], [glyph(79.54, 5.63), glyph(85.17, 0)]).get('இலங் கையின்')).toEqual([false]);
+    expect(pairsOf(close, [at(79.54, 5.63), at(85.17, 0)]).get('இலங் கையின்')).toEqual([false]);
   });
 });
 

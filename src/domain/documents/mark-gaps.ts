@@ -2,16 +2,15 @@
 // (Noto Serif Tamil), and pdftotext then breaks words after it: இலங் கையின் for இலங்கையின். No
 // text rule tells that break from a space after a word that ends in a pulli (a third of Tamil
 // words do), but where the file draws its words and glyphs does:
-// - Chromium writes each cluster's text once for all its glyphs (an ActualText span), and poppler
-//   ends the cluster where its last glyph, the mark, ends: halfway into the letter. The next
-//   cluster starts half a letter later, a gap as wide as a space. A space between words is a glyph
-//   of its own; inside a word the letter's glyph spans the gap (pdf.js's runs of glyphs show it).
+// - Chromium and Typst write each cluster's text once for all its glyphs (an ActualText span),
+//   and poppler ends the cluster where its last glyph, the mark, ends: halfway into the letter.
+//   The next cluster starts half a letter later, a gap as wide as a space. A space between words
+//   is a glyph of its own; inside a word the letter's glyph spans the gap. pdf.js's text does not
+//   show it (it gives Typst's cluster no width, and merges gaps with drawn spaces), the glyphs
+//   it draws (its operator list) do.
 // - LibreOffice and cairo give the mark its own text, and poppler makes it a word of its own,
 //   inside its letter's word (இலங | ் | கையின). The next cluster starts where the letter ends
 //   when it is the same word, a space later when it is the next.
-// - Typst writes each cluster at a place of its own, the letter, then the mark moved back onto
-//   it, and the next cluster where the letter ends. pdf.js's text gives such a cluster no width,
-//   but the glyphs themselves (its operator list) show the letter reaching across the gap.
 
 /** Whether each place a page has a pair of words ("first second") is one word, in poppler's order. */
 export type WordPairs = Map<string, boolean[]>;
@@ -25,26 +24,12 @@ export interface WordBox {
   yMax: number;
 }
 
-/** A run of horizontal glyphs (pdf.js's text item): its text, baseline start and width, same coordinates. */
-export interface GlyphRun {
-  text: string;
-  x: number;
-  y: number;
-  width: number;
-}
-
 /** A glyph a page draws: its baseline start, its advance and whether it is a space, same coordinates. */
 export interface DrawnGlyph {
   x: number;
   y: number;
   width: number;
   space: boolean;
-}
-
-/** What pdf.js shows of a page's glyphs: its text's runs, and each glyph drawn. */
-export interface PageGlyphs {
-  runs: GlyphRun[];
-  drawn: DrawnGlyph[];
 }
 
 const VIRAMA = /[\u0BCD\u0DCA]/gu;
@@ -65,10 +50,9 @@ const MIN_VIRAMAS = 5;
  */
 const MIN_SHARE_BEFORE_SPACE = 0.45;
 /**
- * How far apart, as shares of the line's height, two readers (or one, of the same word) may place
- * the same glyph, and a run's width may end from the next glyph.
+ * How far, as a share of the line's height, a glyph may end from where the next is drawn: kerning,
+ * as in bold, moves the next cluster a little. A space is wider.
  */
-const SAME_PLACE = 0.02;
 const NEAR_PLACE = 0.1;
 /** The widest gap inside a word, as a share of the line's height; a space is at least 0.2 em, about 0.13 of it. */
 const SAME_WORD = 0.05;
@@ -87,12 +71,12 @@ export function breaksAfterMarks(page: string): boolean {
  * For each pair of neighbouring words ("first second") where the first ends in a mark, whether
  * the file shows them to be one word, at each place the page has them, in poppler's order: the
  * second starts where the first ends (cairo), or where the word ends that the first, a mark alone,
- * is drawn inside (LibreOffice, cairo), or the glyphs of the first's last cluster reach it
- * (filledByGlyphs; Chromium), or a glyph drawn does (spannedByGlyph; Typst).
+ * is drawn inside (LibreOffice, cairo), or the glyph of the first's last letter reaches it
+ * (spannedByGlyph; Chromium, Typst).
  */
-export function brokenWordPairs(words: WordBox[], { runs, drawn }: PageGlyphs): WordPairs {
+export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPairs {
   const pairs: WordPairs = new Map();
-  const [runsOn, drawnOn] = [onLine(runs), onLine(drawn)];
+  const drawnOn = onLine(drawn);
   for (let i = 0; i + 1 < words.length; i++) {
     const [before, a, b] = [words[i - 1], words[i]!, words[i + 1]!];
     const height = a.yMax - a.yMin;
@@ -107,7 +91,7 @@ export function brokenWordPairs(words: WordBox[], { runs, drawn }: PageGlyphs): 
     const oneWord =
       near &&
       end !== undefined &&
-      (b.xMin - end <= SAME_WORD * height || (!alone && (filledByGlyphs(a, b, runsOn(a)) || spannedByGlyph(a, b, drawnOn(a)))));
+      (b.xMin - end <= SAME_WORD * height || (!alone && spannedByGlyph(a, b, drawnOn(a))));
     const key = `${a.text} ${b.text}`;
     const places = pairs.get(key);
     if (places) places.push(oneWord);
@@ -131,8 +115,7 @@ function onLine<T extends { y: number }>(items: T[]): (word: WordBox) => T[] {
 
 /**
  * Whether a glyph drawn on the line of `a` starts before the gap, reaches across it and ends where
- * `b` starts (the letter that the mark was moved back onto; kerning, as in bold, moves the next
- * cluster a little), and no space glyph is drawn in the gap. A space is wider than that slack.
+ * `b` starts (the letter that the mark was moved back onto), and no space glyph is drawn in the gap.
  */
 function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
   const height = a.yMax - a.yMin;
@@ -144,23 +127,6 @@ function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
     ) &&
     !line.some((glyph) => glyph.space && inGap(glyph))
   );
-}
-
-/**
- * Whether the glyphs show the gap inside a word: on the pair's line, a run of glyphs that ends in
- * the first word's mark starts before the gap and reaches across it, and the next run starts where
- * the second word does. pdf.js's widths are the font's own, so they may differ a little from where
- * the file places the next glyph (kerning) and a lot from where poppler places words in some files
- * (LibreOffice's and cairo's fonts): both readers must agree on where the next cluster starts.
- * pdf.js joins a space with glyphs drawn after it and gives the run a width that may reach over
- * them, so such a run's start counts, not its end.
- */
-function filledByGlyphs(a: WordBox, b: WordBox, line: GlyphRun[]): boolean {
-  const height = a.yMax - a.yMin;
-  const starts = (run: GlyphRun) => /^\S/u.test(run.text) && Math.abs(run.x - b.xMin) <= SAME_PLACE * height;
-  const reaches = (run: GlyphRun) =>
-    !/\s/u.test(run.text) && run.text.at(-1) === a.text.at(-1) && run.x <= a.xMax && Math.abs(run.x + run.width - b.xMin) <= NEAR_PLACE * height;
-  return line.some(starts) && line.some(reaches);
 }
 
 /**
