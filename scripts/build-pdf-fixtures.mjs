@@ -185,15 +185,16 @@ try {
   writeFileSync(hyphenatedHtml, html(pagesOf(LANGUAGES.english).map((page) => page.map(softHyphens)), LANGUAGES.english, LAYOUTS.justified));
   chromium(hyphenatedHtml, path.join(OUT, 'chromium-hyphenated-english.pdf'));
   console.log('chromium-hyphenated-english.pdf: the English pages justified, long words broken at soft hyphens');
+  const [tamilPages, serifTamil] = [pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }];
   const serifHtml = path.join(work, 'tamil-serif.html');
-  writeFileSync(serifHtml, html(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }));
+  writeFileSync(serifHtml, html(tamilPages, serifTamil));
   libreoffice(serifHtml, path.join(OUT, 'libreoffice-serif-tamil.pdf'), work);
   chromium(serifHtml, path.join(OUT, 'chromium-serif-tamil.pdf'));
-  pango(pagesOf(LANGUAGES.tamil), { family: 'Noto Serif Tamil' }, path.join(OUT, 'pango-serif-tamil.pdf'), work);
-  typst(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }, path.join(OUT, 'typst-serif-tamil.pdf'), work);
+  pango(tamilPages, serifTamil, path.join(OUT, 'pango-serif-tamil.pdf'), work);
+  typst(tamilPages, serifTamil, path.join(OUT, 'typst-serif-tamil.pdf'), work);
   console.log('<producer>-serif-tamil.pdf: Tamil pages in Noto Serif Tamil by libreoffice, chromium, pango, typst');
   const serifJustifiedHtml = path.join(work, 'tamil-serif-justified.html');
-  writeFileSync(serifJustifiedHtml, html(pagesOf(LANGUAGES.tamil), { ...LANGUAGES.tamil, family: 'Noto Serif Tamil' }, LAYOUTS.justified));
+  writeFileSync(serifJustifiedHtml, html(tamilPages, serifTamil, LAYOUTS.justified));
   libreoffice(serifJustifiedHtml, path.join(OUT, 'libreoffice-justified-serif-tamil.pdf'), work);
   console.log(`libreoffice-justified-serif-tamil.pdf: the same by libreoffice, ${LAYOUTS.justified}`);
   // a file that opens only with a password, for the refusal that says so

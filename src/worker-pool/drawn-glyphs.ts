@@ -31,7 +31,7 @@ export type TextOps = Record<
   number
 >;
 
-/** A glyph as pdf.js's operator list gives it: its text and advance in thousandths of the font size. */
+/** A glyph as pdf.js's operator list gives it: its text, and its advance in its font's units (FontMetrics.scale). */
 interface OpGlyph {
   unicode: string;
   width: number;

@@ -18,20 +18,15 @@ export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Ma
     for (const number of pages) {
       const page = await pdf.getPage(number);
       const viewport = page.getViewport({ scale: 1 });
-      let drawn: DrawnGlyph[] = [];
+      // the page's own content, as its text is: an annotation's is drawn in a box of its own
+      const followed = async () => {
+        const { fnArray, argsArray } = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
+        const toPage = (x: number, y: number) => viewport.convertToViewportPoint(x, y) as number[];
+        return drawnGlyphs(fnArray, argsArray as unknown[][], OPS, toPage, (name) => fontMetrics(page.commonObjs, name));
+      };
       // a turned page's lines go along its height: no glyphs are given, and no gap is joined. A
       // page pdf.js cannot follow gives none either.
-      if (viewport.rotation % 360 === 0) {
-        try {
-          // the page's own content, as its text is: an annotation's is drawn in a box of its own
-          const { fnArray, argsArray } = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
-          const toPage = (x: number, y: number) => viewport.convertToViewportPoint(x, y) as number[];
-          drawn = drawnGlyphs(fnArray, argsArray as unknown[][], OPS, toPage, (name) => fontMetrics(page.commonObjs, name));
-        } catch {
-          drawn = [];
-        }
-      }
-      glyphs.set(number, drawn);
+      glyphs.set(number, viewport.rotation % 360 === 0 ? await followed().catch((): DrawnGlyph[] => []) : []);
       page.cleanup();
     }
     return glyphs;

@@ -133,10 +133,9 @@ function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
  * The page's text with the `pairs` that are one word, where a single space parts them, made one
  * word. pdftotext's text writes a word and the punctuation or a mark alone that touches it as one
  * (படும்., துளிகள்), where its word boxes have two, so the second word may be followed by them in
- * the text. A pair
- * that is one word in some places and two in others is settled place by place, in order, when the
- * text has it as many times as the word boxes; otherwise it is joined only if it is one word in
- * every place the boxes have it.
+ * the text. A pair that is one word in some places and two in others is settled place by place, in
+ * order, when the text has it as many times as the word boxes; otherwise it is joined only if it is
+ * one word in every place the boxes have it.
  */
 export function joinWords(page: string, pairs: WordPairs): string {
   if (![...pairs.values()].some((places) => places.includes(true))) return page;
