@@ -20,9 +20,10 @@
 // pango and Typst, whose pulli (்) readers see detached from its letter, and
 // libreoffice-justified-serif-tamil.pdf, LibreOffice's justified; and ghostscript-<language>.pdf,
 // Chromium's Sinhala and Tamil files passed through Ghostscript's pdfwrite, which garbles their
-// text layer (the reader refuses them).
+// text layer (the reader refuses them); pango-lklug-sinhala.pdf, the Sinhala pages in LKLUG by
+// pango, whose words poppler breaks where cairo places a glyph beyond its declared width.
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
-//   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core ghostscript
+//   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core fonts-lklug-sinhala ghostscript
 // and Typst's compiler as a Python module (PyPI), for the python3 on the PATH or $TYPST_PYTHON:
 //   pip install typst==0.15.2
 import { execFileSync } from 'node:child_process';
@@ -193,6 +194,8 @@ try {
   pango(tamilPages, serifTamil, path.join(OUT, 'pango-serif-tamil.pdf'), work);
   typst(tamilPages, serifTamil, path.join(OUT, 'typst-serif-tamil.pdf'), work);
   console.log('<producer>-serif-tamil.pdf: Tamil pages in Noto Serif Tamil by libreoffice, chromium, pango, typst');
+  pango(pagesOf(LANGUAGES.sinhala), { family: 'LKLUG' }, path.join(OUT, 'pango-lklug-sinhala.pdf'), work);
+  console.log('pango-lklug-sinhala.pdf: the Sinhala pages in LKLUG by pango');
   const serifJustifiedHtml = path.join(work, 'tamil-serif-justified.html');
   writeFileSync(serifJustifiedHtml, html(tamilPages, serifTamil, LAYOUTS.justified));
   libreoffice(serifJustifiedHtml, path.join(OUT, 'libreoffice-justified-serif-tamil.pdf'), work);

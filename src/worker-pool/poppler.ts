@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { settleLineEndHyphens } from '../domain/documents/line-end-hyphens.js';
-import { breaksAfterMarks, brokenWordPairs, joinWords, type DrawnGlyph, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
+import { breaksAfterMarks, breaksBeforeLastLetter, brokenWordPairs, hasSinhalaOrTamil, joinWords, type DrawnGlyph, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { chooseReadingOrder, finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
@@ -150,19 +150,20 @@ function wordBoxes(xhtml: string): WordBox[][] {
 /**
  * For each of `pages`, whether the pairs of words that may be one word (src/domain/documents/mark-gaps.ts)
  * are, in pdftotext's default reading and in `-raw` (whose words differ where a mark is drawn
- * apart), by where poppler places the words and pdf.js the glyphs.
+ * apart), by where poppler places the words and, on `glyphPages`, pdf.js the glyphs.
  */
 export async function wordPairsOnPages(
   bytes: Uint8Array,
   pages: number[],
   limits: ToolLimits,
-  glyphsOf = pageGlyphs,
+  { glyphPages = pages, glyphsOf = pageGlyphs }: { glyphPages?: number[]; glyphsOf?: typeof pageGlyphs } = {},
 ): Promise<{ placed: Map<number, WordPairs>; drawn: Map<number, WordPairs> }> {
   const [first, last] = [Math.min(...pages), Math.max(...pages)];
   // the crop box, as pdf.js places glyphs in it
   const args = ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), '-', '-'];
   // pdf.js cannot open some files that poppler repairs as it reads: their pairs are settled by the word boxes alone
-  const anyGlyphs = glyphsOf(bytes, pages).catch(() => new Map<number, DrawnGlyph[]>());
+  const noGlyphs = new Map<number, DrawnGlyph[]>();
+  const anyGlyphs = glyphPages.length === 0 ? noGlyphs : glyphsOf(bytes, glyphPages).catch(() => noGlyphs);
   const [[placed, drawn], glyphs] = await Promise.all([bothReadings(args, bytes, limits), anyGlyphs]);
   const pairs = (xhtml: string) => {
     const pageBoxes = wordBoxes(xhtml);
@@ -173,11 +174,17 @@ export async function wordPairsOnPages(
 
 const NO_PAIRS: WordPairs = new Map();
 
-/** Both readings' pages, with the words that a font's marks broke made whole on the pages that show such breaks. */
+/**
+ * Both readings' pages, with the words that a font broke made whole: on the pages that show words
+ * broken at their marks, by the word boxes and the glyphs; on every Sinhala and Tamil page of a file
+ * that shows words broken before their last letter, by the word boxes. Other files cost nothing more.
+ */
 async function joinBrokenWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {
-  const broken = placed.flatMap((page, i) => (breaksAfterMarks(page) || breaksAfterMarks(drawn[i] ?? '') ? [i + 1] : []));
-  if (broken.length === 0) return [placed, drawn];
-  const pairs = await wordPairsOnPages(bytes, broken, limits);
+  const pagesWith = (test: (page: string) => boolean) => placed.flatMap((page, i) => (test(page) || test(drawn[i] ?? '') ? [i + 1] : []));
+  const glyphPages = pagesWith(breaksAfterMarks);
+  const looked = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? pagesWith(hasSinhalaOrTamil) : glyphPages;
+  if (looked.length === 0) return [placed, drawn];
+  const pairs = await wordPairsOnPages(bytes, looked, limits, { glyphPages });
   const join = (pages: string[], pagePairs: Map<number, WordPairs>) => pages.map((page, i) => joinWords(page, pagePairs.get(i + 1) ?? NO_PAIRS));
   return [join(placed, pairs.placed), join(drawn, pairs.drawn)];
 }

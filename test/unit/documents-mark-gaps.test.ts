@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { breaksAfterMarks, joinWords, brokenWordPairs, type DrawnGlyph, type WordBox } from '../../src/domain/documents/mark-gaps.js';
+import { breaksAfterMarks, breaksBeforeLastLetter, joinWords, brokenWordPairs, type DrawnGlyph, type WordBox } from '../../src/domain/documents/mark-gaps.js';
 
 // The first line of chromium-serif-tamil.pdf as poppler's words and pdf.js's operator list place
 // them: "இலங்கையின் நீர் வளம்", which pdftotext reads "இலங் கையின் நீர் வளம்".
@@ -46,15 +46,16 @@ describe('brokenWordPairs', () => {
     expect(pairsOf(LINE_WORDS, LINE_GLYPHS.filter((g) => g.x !== 85.83)).get('இலங் கையின்')).toEqual([false]);
   });
 
-  test('settles each place a pair has on the page, in order; a first word without a mark is no pair', () => {
+  test('settles each place a pair has on the page, in order; a first word without a mark is one word with the next only where the boxes meet', () => {
     // a second line: the same two words with a space glyph between them
     const second = [box('இலங்', 63, 91.46, 100), box('கையின்', 100.9, 145.42, 100)];
     const secondGlyphs = [glyph(85.83, 11.26, false, 111.75), glyph(91.46, 0, false, 111.75), glyph(97.09, 3.81, true, 111.75), glyph(100.9, 14.35, false, 111.75)];
     expect(pairsOf([...LINE_WORDS, ...second], [...LINE_GLYPHS, ...secondGlyphs]).get('இலங் கையின்')).toEqual([true, false]);
     // a word further along than the line's height is counted as a place too, apart
     expect(pairsOf([box('நீர்', 63, 76), box('வட்டம்', 100, 140)]).get('நீர் வட்டம்')).toEqual([false]);
-    const noMark = [box('இல', 63, 85.83), box('ங்கையின்', 85.83 + 0.5, 141.61)];
-    expect(pairsOf(noMark, [glyph(74.25, 12.08)])).toEqual(new Map());
+    // a glyph reaching across a gap after a letter is not the mark's moved back: two words
+    const noMark = [box('இல', 63, 85.83), box('ங்கையின்', 85.83 + 3, 141.61)];
+    expect(pairsOf(noMark, [glyph(74.25, 14.58)])).toEqual(new Map([['இல ங்கையின்', [false]]]));
   });
 
   test('does not join the last word of a line to the first of the next', () => {
@@ -67,9 +68,13 @@ describe('brokenWordPairs', () => {
   test('a mark alone, drawn inside the word before it: one word with the next when that starts where the word ends', () => {
     const words = [box('புவியிலுள', 56.8, 123.526), box('்', 117.355, 117.355), box('ள', 123.548, 137.419), box('கையின', 140.25, 190)];
     const after = [box('்', 183.5, 183.5), box('நீர்', 192.85, 209)];
+    // the mark is one word with the word it is drawn inside too: Tamil where they meet
     expect(pairsOf([...words, ...after])).toEqual(
       new Map([
+        ['புவியிலுள ்', [true]],
         ['் ள', [true]],
+        ['ள கையின', [false]],
+        ['கையின ்', [true]],
         ['் நீர்', [false]],
       ]),
     );
@@ -107,6 +112,34 @@ describe('brokenWordPairs, in a file that writes each cluster at a place of its 
   });
 });
 
+// pango-lklug-sinhala.pdf: cairo places LKLUG's glyphs further along than the widths the file
+// declares (ව by 0.044 em), and poppler breaks words there: "බැවින්" as "බැවි න්", its second
+// word 0.46 pt (0.034 of the line's height) after the first, where a space is 6.8 pt
+describe('brokenWordPairs, in a file whose glyphs are placed beyond their declared widths', () => {
+  const at = (text: string, xMin: number, xMax: number): WordBox => ({ text, xMin, xMax, yMin: 94.6, yMax: 108.06 });
+
+  test('joins Sinhala or Tamil words whose boxes meet, whatever the first ends in; not words a space apart', () => {
+    const words = [at('ලැබෙන', 371, 402.79), at('වර්ෂාව', 409, 437.54), at('ක්', 438, 447.36), at('බැවි', 450, 464.54), at('න්', 465, 474.86)];
+    expect(pairsOf(words)).toEqual(
+      new Map([
+        ['ලැබෙන වර්ෂාව', [false]],
+        ['වර්ෂාව ක්', [true]],
+        ['ක් බැවි', [false]],
+        ['බැවි න්', [true]],
+      ]),
+    );
+    expect(pairsOf([at('இல', 63, 85.83), at('ங்கையின்', 86.33, 141.61)])).toEqual(new Map([['இல ங்கையின்', [true]]]));
+    // punctuation after a word: "විද්‍යාව :" for "විද්‍යාව:"
+    expect(pairsOf([at('විද්‍යාව', 144, 169.54), at(':', 170, 172.81)])).toEqual(new Map([['විද්‍යාව :', [true]]]));
+  });
+
+  test('leaves other scripts to poppler: a Latin word, or a Sinhala word beside one, is no pair', () => {
+    expect(pairsOf([at('Sri', 56, 70), at('Lanka', 70.46, 95)])).toEqual(new Map());
+    expect(pairsOf([at('වර්ෂාව', 409, 437.54), at('rain', 438, 460)])).toEqual(new Map());
+    expect(pairsOf([at('1750', 380, 405), at('ට', 405.46, 412)])).toEqual(new Map());
+  });
+});
+
 describe('breaksAfterMarks', () => {
   const tamil = readFileSync(new URL('../fixtures/pdf-producers/tamil.txt', import.meta.url), 'utf8');
 
@@ -121,6 +154,30 @@ describe('breaksAfterMarks', () => {
 
   test('is true for a page with a virama apart from its letter, as LibreOffice\'s and cairo\'s files put it', () => {
     expect(breaksAfterMarks('இலங\n் கையின\n் நீர் வளம்')).toBe(true);
+  });
+});
+
+describe('breaksBeforeLastLetter', () => {
+  const pages = (language: string) => readFileSync(new URL(`../fixtures/pdf-producers/${language}.txt`, import.meta.url), 'utf8').split(/^--- PAGE \d+ ---$/m).slice(1);
+  const sinhala = pages('sinhala');
+
+  test('is false for correct Sinhala and Tamil text, and for a consonant with its virama after a numeral', () => {
+    expect(breaksBeforeLastLetter(sinhala)).toBe(false);
+    expect(breaksBeforeLastLetter(pages('tamil'))).toBe(false);
+    expect(breaksBeforeLastLetter(['වර්ෂාපතනය මිලිමීටර 1750 ත් 2500 ත් අතර වේ. ඉඩමෙන් 7/12 ක් වගා කර ඇත.'])).toBe(false);
+    // a conjunct that goes on (ශ්‍රී), and a consonant with its virama that ends a word
+    expect(breaksBeforeLastLetter(['ශ්‍රී ලංකාවේ මෝසම් සුළං'])).toBe(false);
+  });
+
+  test('is true for a file of Sinhala or Tamil words with their last consonant broken off', () => {
+    expect(breaksBeforeLastLetter(['නිරිත දිග සිට හමන බැවි න් මෙම සුළං'])).toBe(true);
+    expect(breaksBeforeLastLetter([...sinhala, 'අධික වර්ෂාව ක්.', 'හමන බැවි න් මෙම'])).toBe(true);
+    expect(breaksBeforeLastLetter(['நீர் வளங்கள ் கொண்டது'])).toBe(false);
+    expect(breaksBeforeLastLetter(['நீர் வளங்க ள் கொண்டது'])).toBe(true);
+  });
+
+  test('is false for one such piece among many hundred words, as words put together in any order leave', () => {
+    expect(breaksBeforeLastLetter([...sinhala, ...sinhala, 'පාලනය ත් හිඟ'])).toBe(false);
   });
 });
 
