@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { temporaryDirectory } from './support/cleanup.js';
 import { runProcess } from './support/processes.js';
 import { HASH_SECRET, connectDatabase, databaseUrl, startServer, testServices, type TestServer } from './support/server.js';
 import { newKey } from './support/accounts.js';
@@ -68,7 +68,7 @@ describe('npm run keys', () => {
 
 describe('npm run ingest', () => {
   test('indexes good files, reports unreadable ones by name, and exits 1', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ingest-cli-'));
+    const dir = temporaryDirectory('ingest-cli-');
     writeFileSync(join(dir, 'tides.md'), '--- PAGE 1 ---\nTides are caused by the Moon.\n--- PAGE 2 ---\nSpring tides are the highest.');
     writeFileSync(join(dir, 'empty.md'), '   \n');
     writeFileSync(join(dir, 'fake.pdf'), 'not a pdf at all');
@@ -106,7 +106,7 @@ describe('npm run ingest: help and malformed manifests', () => {
     [{ file: 'waves.md', name: 'waves.md', metadata: { subject: 'Geography', grade: 9, category: 'short-notes', language: 'english' } }, `manifest entry 2 of 2 ('waves.md'): metadata "grade" must be a string`],
     ['waves.md', 'manifest entry 2 of 2 must be an object'],
   ])('a malformed manifest entry is named and refused before anything is indexed (%j)', async (entry, message) => {
-    const dir = mkdtempSync(join(tmpdir(), 'ingest-manifest-'));
+    const dir = temporaryDirectory('ingest-manifest-');
     writeFileSync(join(dir, 'tides.md'), '--- PAGE 1 ---\nTides are caused by the Moon.');
     writeFileSync(join(dir, 'waves.md'), '--- PAGE 1 ---\nWaves are made by the wind.');
     const good = { file: 'tides.md', name: 'tides.md', metadata: { subject: 'Geography', grade: '9', category: 'short-notes', language: 'english' } };
@@ -132,7 +132,7 @@ describe('who may read a store made by npm run ingest', () => {
 
   beforeAll(async () => {
     server = await startServer();
-    dir = mkdtempSync(join(tmpdir(), 'ingest-owner-'));
+    dir = temporaryDirectory('ingest-owner-');
     writeFileSync(join(dir, 'fjords.md'), '--- PAGE 1 ---\nGlaciers carved the fjords of Norway during the ice ages.');
   });
 
@@ -315,7 +315,7 @@ describe('npm run stores: ownerless stores are reported until an operator decide
 
 describe('npm run reindex', () => {
   test('gives the chunks of a store indexed without embeddings their vectors, once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'reindex-cli-'));
+    const dir = temporaryDirectory('reindex-cli-');
     writeFileSync(join(dir, 'tides.md'), '--- PAGE 1 ---\nTides are caused by the Moon.');
     const store = `cli-${Math.random().toString(36).slice(2, 8)}`;
     const metadata = ['--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english'];

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { Store } from '../../src/db/entities.js';
 import { isPublicAddress } from '../../src/domain/attachments/address-policy.js';
@@ -9,7 +8,7 @@ import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
 import { fillPlaceholders } from '../../src/docs/content.js';
 import spec from '../../src/generated/openapi.json' with { type: 'json' };
 import { newKey } from './support/accounts.js';
-import { onCleanup } from './support/cleanup.js';
+import { temporaryDirectory } from './support/cleanup.js';
 import { KEYLESS_OPERATIONS } from '../../src/generated/contract-values.js';
 import { apiClient, expectDocumented, mediaTypeOf, operationIdAt, parseBody, sendRaw, type Schemas } from './support/contract.js';
 import { ingestSamples } from './support/corpus.js';
@@ -298,8 +297,7 @@ curl() {
 `;
 
 async function runCurlExample(script: string): Promise<CurlRun[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'curl-example-'));
-  onCleanup(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+  const dir = temporaryDirectory('curl-example-');
   const out = join(dir, '.out');
   mkdirSync(out);
   for (const [, name] of script.matchAll(/=@([\w.-]+)/g)) {

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Orm } from '../../src/db/orm.js';
+import { temporaryDirectory } from './support/cleanup.js';
 import { inflatingPdf, repeatedStreamKeywords, sharedStreamPdf } from '../support/pdf.js';
 import { newKey } from './support/accounts.js';
 import { detailOf, sendRaw, type ApiResponse } from './support/contract.js';
@@ -137,7 +137,7 @@ describe('a key over its share of waiting files', () => {
 });
 
 describe('npm run extract', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'extract-'));
+  const dir = temporaryDirectory('extract-');
   const extract = (...args: string[]) => runProcess(process.execPath, ['dist/scripts/extract.js', ...args], { env: { ...process.env, ...BUDGET } });
 
   test('prints the text of each page after its marker', async () => {

@@ -1,8 +1,12 @@
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-// Everything a test file starts (server processes, servers, fake servers, connection pools)
-// registers how to stop it here the moment it exists, before anything waits for it to become
-// ready. setup.ts stops whatever is still registered after each test file, so a setup that fails
+// Everything a test file starts or makes (server processes, servers, fake servers, connection
+// pools, temporary directories) registers how to stop or remove it here the moment it exists,
+// before anything waits for it to become ready. setup.ts stops whatever is still registered after each test file, so a setup that fails
 // or times out half-way leaves nothing running that would keep jest from exiting.
 
 type Stop = () => Promise<void>;
@@ -42,6 +46,13 @@ export async function stopAll(): Promise<void> {
   }
   finished = true;
   if (errors.length) throw new AggregateError(errors, `${errors.length} cleanup step(s) failed`);
+}
+
+/** A new directory under the system's temporary one (`prefix` and six characters), removed at the end of the test file. */
+export function temporaryDirectory(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** Closes an HTTP(S) server and its open connections, listening or not. */

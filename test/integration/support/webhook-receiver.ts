@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { onCleanup } from './cleanup.js';
+import { temporaryDirectory } from './cleanup.js';
 import { makeCertificate, startHttpsFileServer, type HttpsFileServer } from './https-file-server.js';
 
 // A customer's webhook receiver: a real HTTPS server on loopback with a certificate made at test
@@ -32,8 +31,7 @@ export interface Receiver {
 
 export async function startReceiver(): Promise<Receiver> {
   const certificate = makeCertificate([RECEIVER_HOST]);
-  const dir = mkdtempSync(join(tmpdir(), 'webhook-ca-'));
-  onCleanup(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+  const dir = temporaryDirectory('webhook-ca-');
   const caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, certificate.cert);
   const server = await startHttpsFileServer({ certificate });
