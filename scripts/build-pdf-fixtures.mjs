@@ -21,7 +21,9 @@
 // libreoffice-justified-serif-tamil.pdf, LibreOffice's justified; and ghostscript-<language>.pdf,
 // Chromium's Sinhala and Tamil files passed through Ghostscript's pdfwrite, which garbles their
 // text layer (the reader refuses them); pango-lklug-sinhala.pdf, the Sinhala pages in LKLUG by
-// pango, whose words poppler breaks where cairo places a glyph beyond its declared width.
+// pango, whose words poppler breaks where cairo places a glyph beyond its declared width, and
+// chromium-columns-lklug-sinhala.pdf, Chromium's in two columns, whose drawing order (-raw) poppler
+// breaks at a line where a glyph is drawn back over the one before.
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
 //   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core fonts-lklug-sinhala ghostscript
 // and Typst's compiler as a Python module (PyPI), for the python3 on the PATH or $TYPST_PYTHON:
@@ -194,8 +196,13 @@ try {
   pango(tamilPages, serifTamil, path.join(OUT, 'pango-serif-tamil.pdf'), work);
   typst(tamilPages, serifTamil, path.join(OUT, 'typst-serif-tamil.pdf'), work);
   console.log('<producer>-serif-tamil.pdf: Tamil pages in Noto Serif Tamil by libreoffice, chromium, pango, typst');
-  pango(pagesOf(LANGUAGES.sinhala), { family: 'LKLUG' }, path.join(OUT, 'pango-lklug-sinhala.pdf'), work);
+  const lklug = { ...LANGUAGES.sinhala, family: 'LKLUG' };
+  pango(pagesOf(lklug), lklug, path.join(OUT, 'pango-lklug-sinhala.pdf'), work);
   console.log('pango-lklug-sinhala.pdf: the Sinhala pages in LKLUG by pango');
+  const lklugColumnsHtml = path.join(work, 'sinhala-lklug-columns.html');
+  writeFileSync(lklugColumnsHtml, html(pagesOf(lklug), lklug, LAYOUTS.columns));
+  chromium(lklugColumnsHtml, path.join(OUT, 'chromium-columns-lklug-sinhala.pdf'));
+  console.log(`chromium-columns-lklug-sinhala.pdf: the same by chromium, ${LAYOUTS.columns}`);
   const serifJustifiedHtml = path.join(work, 'tamil-serif-justified.html');
   writeFileSync(serifJustifiedHtml, html(tamilPages, serifTamil, LAYOUTS.justified));
   libreoffice(serifJustifiedHtml, path.join(OUT, 'libreoffice-justified-serif-tamil.pdf'), work);

@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { settleLineEndHyphens } from '../domain/documents/line-end-hyphens.js';
-import { breaksAfterMarks, breaksBeforeLastLetter, brokenWordPairs, hasSinhalaOrTamil, joinWords, type DrawnGlyph, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
+import { breaksAfterMarks, breaksBeforeLastLetter, brokenWordPairs, readingsDiffer, hasSinhalaOrTamil, joinWords, type DrawnGlyph, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { chooseReadingOrder, finishPdfPages, MAX_PAGES } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
@@ -176,13 +176,16 @@ const NO_PAIRS: WordPairs = new Map();
 
 /**
  * Both readings' pages, with the words that a font broke made whole: on the pages that show words
- * broken at their marks, by the word boxes and the glyphs; on every Sinhala and Tamil page of a file
- * that shows words broken before their last letter, by the word boxes. Other files cost nothing more.
+ * broken at their marks, by the word boxes and the glyphs; by the word boxes on every Sinhala and
+ * Tamil page of a file that shows words broken before their last letter, and on the pages whose
+ * two readings differ in their words. Other files cost nothing more.
  */
 async function joinBrokenWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {
   const pagesWith = (test: (page: string) => boolean) => placed.flatMap((page, i) => (test(page) || test(drawn[i] ?? '') ? [i + 1] : []));
   const glyphPages = pagesWith(breaksAfterMarks);
-  const looked = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? pagesWith(hasSinhalaOrTamil) : glyphPages;
+  const wholeFile = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? pagesWith(hasSinhalaOrTamil) : [];
+  const differ = placed.flatMap((page, i) => (readingsDiffer(page, drawn[i] ?? '') ? [i + 1] : []));
+  const looked = [...new Set([...glyphPages, ...wholeFile, ...differ])].sort((x, y) => x - y);
   if (looked.length === 0) return [placed, drawn];
   const pairs = await wordPairsOnPages(bytes, looked, limits, { glyphPages });
   const join = (pages: string[], pagePairs: Map<number, WordPairs>) => pages.map((page, i) => joinWords(page, pagePairs.get(i + 1) ?? NO_PAIRS));

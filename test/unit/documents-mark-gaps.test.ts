@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { breaksAfterMarks, breaksBeforeLastLetter, joinWords, brokenWordPairs, type DrawnGlyph, type WordBox } from '../../src/domain/documents/mark-gaps.js';
+import { breaksAfterMarks, breaksBeforeLastLetter, joinWords, readingsDiffer, brokenWordPairs, type DrawnGlyph, type WordBox } from '../../src/domain/documents/mark-gaps.js';
 
 // The first line of chromium-serif-tamil.pdf as poppler's words and pdf.js's operator list place
 // them: "இலங்கையின் நீர் வளம்", which pdftotext reads "இலங் கையின் நீர் வளம்".
@@ -58,9 +58,9 @@ describe('brokenWordPairs', () => {
     expect(pairsOf(noMark, [glyph(74.25, 14.58)])).toEqual(new Map([['இல ங்கையின்', [false]]]));
   });
 
-  test('does not join the last word of a line to the first of the next', () => {
+  test('does not join the last word of a line to the first of the next: a place of the pair, apart', () => {
     const words = [box('இலங்', 63, 91.46), box('கையின்', 97.09, 141.61, 96)];
-    expect(pairsOf(words, [glyph(85.83, 11.26), glyph(97.09, 14.35, false, 107.75)])).toEqual(new Map());
+    expect(pairsOf(words, [glyph(85.83, 11.26), glyph(97.09, 14.35, false, 107.75)])).toEqual(new Map([['இலங் கையின்', [false]]]));
   });
 
   // LibreOffice's and cairo's files: the pulli is a word of its own, drawn inside its letter's word
@@ -181,6 +181,18 @@ describe('breaksBeforeLastLetter', () => {
   });
 });
 
+describe('readingsDiffer', () => {
+  test('is true when one reading of a Sinhala or Tamil page breaks words the other has whole', () => {
+    expect(readingsDiffer('ශ්‍රී ලංකාවේ මෝසම් සුළං', 'ශ්‍රී ලංකා\nවේ මෝසම් සුළං')).toBe(true);
+    expect(readingsDiffer('ප්‍රශ් න', 'ප්‍රශ්න')).toBe(true);
+  });
+
+  test('is false for the same words in another order, and for a page without Sinhala or Tamil', () => {
+    expect(readingsDiffer('මෝසම් සුළං\nශ්‍රී ලංකාවේ', 'ශ්‍රී ලංකාවේ\n\nමෝසම් සුළං')).toBe(false);
+    expect(readingsDiffer('Sri Lanka', 'Sri\nLa nka')).toBe(false);
+  });
+});
+
 describe('joinWords', () => {
   test('joins each pair where one space parts it, a word broken in several places whole', () => {
     const pairs = new Map(['சுற் றிக்', 'றிக் கொண்', 'கொண் டிருக்', 'டிருக் கிறது'].map((pair) => [pair, [true]]));
@@ -199,6 +211,19 @@ describe('joinWords', () => {
     expect(joinWords('இலங\n் க்', pairs)).toBe('இலங\n்க்');
     // a Sinhala conjunct goes on after its virama and joiner: another word
     expect(joinWords('ශ්‍රී ක්‍රම', new Map([['ශ්‍රී ක', [true]]]))).toBe('ශ්‍රී ක්‍රම');
+  });
+
+  // pdftotext -raw of Chromium's LKLUG breaks the line where a glyph is drawn back over the one
+  // before; its text may run the next box's word into the second (උදෑ | සන where the boxes have උදෑ | ස | න)
+  test('joins a pair at a line break where the boxes have it on one line, the second word run into the next or not', () => {
+    expect(joinWords('ශ්‍රී ලංකා\nවේ මෝසම්', new Map([['ලංකා වේ', [true]]]))).toBe('ශ්‍රී ලංකාවේ මෝසම්');
+    expect(joinWords('දිනවල උදෑ\nසන තණකොළ', new Map([['උදෑ ස', [true]]]))).toBe('දිනවල උදෑසන තණකොළ');
+    // a blank line is a place of the pair too, never joined
+    expect(joinWords('ලංකා\n\nවේ සහ ලංකා\nවේ', new Map([['ලංකා වේ', [false, true]]]))).toBe('ලංකා\n\nවේ සහ ලංකාවේ');
+  });
+
+  test('leaves a line break when the text has the pair more or less often than the boxes, even if every place is one word', () => {
+    expect(joinWords('ලංකා\nවේ', new Map([['ලංකා වේ', [true, true]]]))).toBe('ලංකා\nවේ');
   });
 
   test('settles a pair place by place when the text has it as often as the word boxes, and otherwise joins it only if every place is one word', () => {

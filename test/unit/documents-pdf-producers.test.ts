@@ -189,6 +189,16 @@ describe('fonts and tools that break words or the text layer', () => {
     expect(service).toBeGreaterThanOrEqual(0.995);
   });
 
+  // Chromium's LKLUG draws some glyphs back over the one before, and pdftotext -raw breaks the line
+  // there (ලංකා | වේ): the drawing order, right in two columns, had more lines than poppler's order
+  test('Sinhala in LKLUG by Chromium in two columns: read in order, the words its drawing order breaks at lines made whole', async () => {
+    const file = 'chromium-columns-lklug-sinhala.pdf';
+    const { service, placed } = await wholeTextAccuracy(file, 'sinhala');
+    console.log(`${file}: ${service.toFixed(3)} of words exactly right; ${placed.toFixed(3)} in pdftotext’s reading order alone`);
+    expect(placed).toBeLessThan(0.9);
+    expect(service).toBeGreaterThanOrEqual(0.995);
+  });
+
   test('a file pdf.js cannot open is read by the word boxes alone: LibreOffice\'s pulli still joined, Chromium\'s and Typst\'s words left as poppler gives them', async () => {
     const broken = () => Promise.reject(new Error('Invalid PDF structure.'));
     const pairs = async (file: string) => {

@@ -123,6 +123,11 @@ describe('chooseReadingOrder', () => {
     expect(chooseReadingOrder([columnsRead], ['d e f\na b c'])).toEqual(['d e f\na b c']);
   });
 
+  test('keeps the reading order when the drawn order runs words together that it has apart', () => {
+    // pdftotext -raw where a layout's spaces are narrow: නිසාඒවා for නිසා ඒවා
+    expect(chooseReadingOrder(['a b c\nd e f'], ['d ef\na b c'])).toEqual(['a b c\nd e f']);
+  });
+
   test('keeps the reading order when the drawn order has other letters, or lacks the page', () => {
     expect(chooseReadingOrder(['a b\nc'], ['c a'])).toEqual(['a b\nc']); // a word lost
     expect(chooseReadingOrder(['ab\ncd'], ['cx ab'])).toEqual(['ab\ncd']); // a letter read otherwise

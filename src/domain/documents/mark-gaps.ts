@@ -47,6 +47,7 @@ const VIRAMA_ALONE = /\s[\u0BCD\u0DCA]/u;
 /** A word that ends in a mark, the glyph that may end its cluster early. */
 const ENDS_IN_MARK = /\p{M}$/u;
 const ONLY_MARKS = /^\p{M}+$/u;
+const LINE_BREAKS = /^\n+$/;
 /** What may follow a word in pdftotext's text where its word boxes end the word: marks, then no letter. */
 const WORD_ENDS = /^\p{M}*(?![\p{L}\p{M}\p{N}\u200C\u200D])/u;
 /** Below this many viramas, a page's share says little. */
@@ -93,6 +94,19 @@ export function breaksBeforeLastLetter(pages: string[]): boolean {
 }
 
 /**
+ * Whether the two readings of a Sinhala or Tamil page, poppler's order and the file's drawing order
+ * (pdftotext's `-raw`), have different words: one breaks words that the other has whole, at a line
+ * (-raw: ලංකා | වේ) or where cairo places glyphs beyond their widths (ප්‍රශ් න), as above.
+ */
+export const readingsDiffer = (placed: string, drawn: string): boolean => hasSinhalaOrTamil(placed) && sortedWords(placed) !== sortedWords(drawn);
+const sortedWords = (page: string) =>
+  page
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .sort()
+    .join(' ');
+
+/**
  * Whether a page's text (pdftotext's) shows words broken at their marks, as above: nearly every
  * virama before a space, or one apart from its letter. Only such pages' glyphs are looked at.
  */
@@ -118,7 +132,7 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
     const height = a.yMax - a.yMin;
     const marked = ENDS_IN_MARK.test(a.text);
     const sinhalaOrTamil = ENDS_IN_SINHALA_OR_TAMIL.test(a.text) && GOES_ON_SINHALA_OR_TAMIL.test(b.text);
-    if (!(marked || sinhalaOrTamil) || !sameLine(a, b)) continue;
+    if (!(marked || sinhalaOrTamil)) continue;
     // a mark alone is LibreOffice's or cairo's, whose glyph widths pdf.js gets wrong: it is one
     // word with the next only drawn inside the word before it
     const alone = ONLY_MARKS.test(a.text);
@@ -126,7 +140,9 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
     const end = inside ? before.xMax : alone ? undefined : a.xMax;
     // a word further along the line than a line's height is the next word
     const near = b.xMin - a.xMax <= height;
+    // a pair on two lines is two words, and a place all the same: the text parts it with a line break
     const oneWord =
+      sameLine(a, b) &&
       near &&
       end !== undefined &&
       (b.xMin - end <= SAME_WORD * height || (marked && !alone && spannedByGlyph(a, b, drawnOn(a))));
@@ -168,23 +184,25 @@ function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
 }
 
 /**
- * The page's text with the `pairs` that are one word, where a single space parts them, made one
- * word. pdftotext's text writes a word and the punctuation or a mark alone that touches it as one
- * (படும்., துளிகள்), where its word boxes have two, so the second word may be followed by them in
- * the text. A pair that is one word in some places and two in others is settled place by place, in
- * order, when the text has it as many times as the word boxes; otherwise it is joined only if it is
- * one word in every place the boxes have it.
+ * The page's text with the `pairs` that are one word, where a single space or line break parts
+ * them, made one word (pdftotext's `-raw` breaks the line where a glyph is drawn back over the one
+ * before: ලංකා | වේ in Chromium's LKLUG). pdftotext's text writes a word and the punctuation or a
+ * mark alone that touches it as one (படும்., துளிகள்), where its word boxes have two, so the second
+ * word may be followed by them in the text. A pair that is one word in some places and two in others is settled place by place, in
+ * order, when the text has it as many times as the word boxes (line breaks and blank lines count);
+ * otherwise it is joined only where a space parts it, and only if it is one word in every place.
  */
 export function joinWords(page: string, pairs: WordPairs): string {
   if (![...pairs.values()].some((places) => places.includes(true))) return page;
   const byFirst = Map.groupBy(pairs.keys(), (pair) => pair.slice(0, pair.indexOf(' ')));
   // the pair whose first word is `before` and whose second is `after` but for what follows it, as
-  // above; the longest such second word, should another be it without its marks
+  // above, or, after a line break, any word run into it (-raw's text has උදෑ | සන where its boxes
+  // have උදෑ | ස | න); the longest such second word, should another be it without its marks
   const pairAt = (before: string, space: string, after: string) =>
-    space === ' '
+    space === ' ' || LINE_BREAKS.test(space)
       ? byFirst
           .get(before)
-          ?.filter((pair) => after.startsWith(pair.slice(before.length + 1)) && WORD_ENDS.test(after.slice(pair.length - before.length - 1)))
+          ?.filter((pair) => after.startsWith(pair.slice(before.length + 1)) && (space === '\n' || WORD_ENDS.test(after.slice(pair.length - before.length - 1))))
           .reduce<string | undefined>((longest, pair) => (longest && longest.length >= pair.length ? longest : pair), undefined)
       : undefined;
   const parts = page.split(/(\s+)/u);
@@ -194,14 +212,15 @@ export function joinWords(page: string, pairs: WordPairs): string {
   const seen = new Map<string, number>();
   let out = parts[0]!;
   gaps.forEach((pair, g) => {
+    const space = parts[2 * g + 1]!;
     let oneWord = false;
     if (pair) {
       const places = pairs.get(pair)!;
       const n = seen.get(pair) ?? 0;
       seen.set(pair, n + 1);
-      oneWord = places.length === found.get(pair) ? places[n]! : places.every(Boolean);
+      oneWord = (space === ' ' || space === '\n') && (places.length === found.get(pair) ? places[n]! : space === ' ' && places.every(Boolean));
     }
-    out += (oneWord ? '' : parts[2 * g + 1]!) + parts[2 * g + 2]!;
+    out += (oneWord ? '' : space) + parts[2 * g + 2]!;
   });
   return out;
 }

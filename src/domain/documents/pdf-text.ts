@@ -75,7 +75,8 @@ export function joinDetachedSigns(text: string): string {
 // (`pdftotext -raw`) reads those exactly, but has no blank lines between blocks (the answerer
 // reads headings and paragraphs by them), and is wrong for a file that draws its text out of order.
 // So a page keeps the default's text unless the two disagree on the words, and the drawn order
-// has the same letters, no more words (a word broken, text drawn twice for bold) and no more lines
+// has the same letters, no more words (a word broken, text drawn twice for bold), no word the
+// default does not have (words run together where a layout's spaces are narrow) and no more lines
 // (a line broken apart) than the default's.
 const words = (page: string) => page.split(/\s+/).filter((word) => word !== '');
 const lines = (page: string) => page.split('\n').filter((line) => line.trim() !== '').length;
@@ -87,7 +88,8 @@ export function chooseReadingOrder(placed: string[], drawn: string[]): string[] 
     const other = drawn[i] ?? '';
     const [a, b] = [words(page), words(other)];
     if (a.length === b.length && a.every((word, j) => word === b[j])) return page;
-    return b.length <= a.length && lines(other) <= lines(page) && letters(a) === letters(b) ? other : page;
+    const placedWords = new Set(a);
+    return b.length <= a.length && lines(other) <= lines(page) && letters(a) === letters(b) && b.every((word) => placedWords.has(word)) ? other : page;
   });
 }
 
