@@ -138,6 +138,10 @@ describe('brokenWordPairs, in a file whose glyphs are placed beyond their declar
     expect(pairsOf([at('වර්ෂාව', 409, 437.54), at('rain', 438, 460)])).toEqual(new Map());
     expect(pairsOf([at('1750', 380, 405), at('ට', 405.46, 412)])).toEqual(new Map());
   });
+
+  test('does not join a word to one drawn after it further back on the line (a right-aligned label drawn first)', () => {
+    expect(pairsOf([at('ලකුණු', 258.7, 289.6), at('පළමු', 63, 86.9)])).toEqual(new Map([['ලකුණු පළමු', [false]]]));
+  });
 });
 
 describe('breaksAfterMarks', () => {
@@ -219,11 +223,12 @@ describe('joinWords', () => {
     expect(joinWords('ශ්‍රී ලංකා\nවේ මෝසම්', new Map([['ලංකා වේ', [true]]]))).toBe('ශ්‍රී ලංකාවේ මෝසම්');
     expect(joinWords('දිනවල උදෑ\nසන තණකොළ', new Map([['උදෑ ස', [true]]]))).toBe('දිනවල උදෑසන තණකොළ');
     // a blank line is a place of the pair too, never joined
-    expect(joinWords('ලංකා\n\nවේ සහ ලංකා\nවේ', new Map([['ලංකා වේ', [false, true]]]))).toBe('ලංකා\n\nවේ සහ ලංකාවේ');
+    expect(joinWords('ලංකා\n\nවේ සහ ලංකා\nවේ', new Map([['ලංකා වේ', [true, true]]]))).toBe('ලංකා\n\nවේ සහ ලංකාවේ');
   });
 
   test('leaves a line break when the text has the pair more or less often than the boxes, even if every place is one word', () => {
     expect(joinWords('ලංකා\nවේ', new Map([['ලංකා වේ', [true, true]]]))).toBe('ලංකා\nවේ');
+    expect(joinWords('ලංකා\nවේ ලංකා\nවේ', new Map([['ලංකා වේ', [true]]]))).toBe('ලංකා\nවේ ලංකා\nවේ');
   });
 
   test('settles a pair place by place when the text has it as often as the word boxes, and otherwise joins it only if every place is one word', () => {

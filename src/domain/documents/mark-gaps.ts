@@ -68,8 +68,9 @@ const SAME_WORD = 0.05;
 
 /**
  * A consonant with its virama alone after a Sinhala or Tamil word: the end of a word broken off
- * (බැවි න්, වර්ෂාව ක්). Correct text has one after a numeral (1750 ත් 2500 ත් අතර, 7/12 ක්): none
- * after a word in the sample curriculum's or the shared evaluation sets' Sinhala and Tamil.
+ * (බැවි න්, වර්ෂාව ක්). Correct text has one after a numeral (1750 ත් 2500 ත් අතර, 7/12 ක්), or
+ * in a list of letters (a language lesson's க் ங் ச்), whose file is then looked at for nothing:
+ * none after a word in the sample curriculum's or the shared evaluation sets' Sinhala and Tamil.
  */
 const LAST_LETTER_ALONE = /[\u0B80-\u0BFF\u0D80-\u0DFF] [\u0B95-\u0BB9\u0D9A-\u0DC6][\u0BCD\u0DCA](?![\p{L}\p{M}\u200C\u200D])/gu;
 const SINHALA_OR_TAMIL_WORD = /[\u0B80-\u0BFF\u0D80-\u0DFF]+/gu;
@@ -138,8 +139,9 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
     const alone = ONLY_MARKS.test(a.text);
     const inside = alone && before !== undefined && sameLine(before, a) && a.xMin >= before.xMin && a.xMin < before.xMax;
     const end = inside ? before.xMax : alone ? undefined : a.xMax;
-    // a word further along the line than a line's height is the next word
-    const near = b.xMin - a.xMax <= height;
+    // a word further along the line than a line's height is the next word; one that starts
+    // before the first does is drawn elsewhere on the line (a right-aligned label drawn first)
+    const near = b.xMin - a.xMax <= height && b.xMin > a.xMin;
     // a pair on two lines is two words, and a place all the same: the text parts it with a line break
     const oneWord =
       sameLine(a, b) &&
