@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { breaksAfterMarks, breaksBeforeLastLetter, joinWords, readingsDiffer, brokenWordPairs, type DrawnGlyph, type WordBox } from '../../src/domain/documents/mark-gaps.js';
+import { breaksAfterMarks, breaksBeforeLastLetter, joinWords, brokenWordPairs, type DrawnGlyph, type WordBox } from '../../src/domain/documents/mark-gaps.js';
 
 // The first line of chromium-serif-tamil.pdf as poppler's words and pdf.js's operator list place
 // them: "இலங்கையின் நீர் வளம்", which pdftotext reads "இலங் கையின் நீர் வளம்".
@@ -182,18 +182,6 @@ describe('breaksBeforeLastLetter', () => {
 
   test('is false for one such piece among many hundred words, as words put together in any order leave', () => {
     expect(breaksBeforeLastLetter([...sinhala, ...sinhala, 'පාලනය ත් හිඟ'])).toBe(false);
-  });
-});
-
-describe('readingsDiffer', () => {
-  test('is true when one reading of a Sinhala or Tamil page breaks words the other has whole', () => {
-    expect(readingsDiffer('ශ්‍රී ලංකාවේ මෝසම් සුළං', 'ශ්‍රී ලංකා\nවේ මෝසම් සුළං')).toBe(true);
-    expect(readingsDiffer('ප්‍රශ් න', 'ප්‍රශ්න')).toBe(true);
-  });
-
-  test('is false for the same words in another order, and for a page without Sinhala or Tamil', () => {
-    expect(readingsDiffer('මෝසම් සුළං\nශ්‍රී ලංකාවේ', 'ශ්‍රී ලංකාවේ\n\nමෝසම් සුළං')).toBe(false);
-    expect(readingsDiffer('Sri Lanka', 'Sri\nLa nka')).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
-import { chooseReadingOrder, joinDetachedSigns, repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
+import { chooseReadingOrder, joinDetachedSigns, readingsDiffer, repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
 import { readPdfPages } from '../../src/worker-pool/poppler.js';
 
 const LIMITS = { cpuMs: 10_000, memoryMb: 512 };
@@ -132,5 +132,17 @@ describe('chooseReadingOrder', () => {
     expect(chooseReadingOrder(['a b\nc'], ['c a'])).toEqual(['a b\nc']); // a word lost
     expect(chooseReadingOrder(['ab\ncd'], ['cx ab'])).toEqual(['ab\ncd']); // a letter read otherwise
     expect(chooseReadingOrder(['a', 'b'], ['a'])).toEqual(['a', 'b']);
+  });
+});
+
+describe('readingsDiffer', () => {
+  test('is true when one reading of a Sinhala or Tamil page breaks words the other has whole', () => {
+    expect(readingsDiffer('ශ්‍රී ලංකාවේ මෝසම් සුළං', 'ශ්‍රී ලංකා\nවේ මෝසම් සුළං')).toBe(true);
+    expect(readingsDiffer('ප්‍රශ් න', 'ප්‍රශ්න')).toBe(true);
+  });
+
+  test('is false for the same words in another order, and for a page without Sinhala or Tamil', () => {
+    expect(readingsDiffer('මෝසම් සුළං\nශ්‍රී ලංකාවේ', 'ශ්‍රී ලංකාවේ\n\nමෝසම් සුළං')).toBe(false);
+    expect(readingsDiffer('Sri Lanka', 'Sri\nLa nka')).toBe(false);
   });
 });

@@ -1,3 +1,5 @@
+import { SINHALA_OR_TAMIL } from '../text/scripts.js';
+
 // Some fonts draw a mark (Tamil's pulli ்) as a glyph of its own, moved back onto its letter
 // (Noto Serif Tamil), and pdftotext then breaks words after it: இலங் கையின் for இலங்கையின். No
 // text rule tells that break from a space after a word that ends in a pulli (a third of Tamil
@@ -36,8 +38,6 @@ export interface DrawnGlyph {
 }
 
 const VIRAMA = /[\u0BCD\u0DCA]/gu;
-/** Sinhala and Tamil letters and marks: words whose fonts' glyphs are moved about, as above. */
-const SINHALA_OR_TAMIL = /[\u0B80-\u0BFF\u0D80-\u0DFF]/u;
 const ENDS_IN_SINHALA_OR_TAMIL = /[\u0B80-\u0BFF\u0D80-\u0DFF]$/u;
 /** A word that goes on from a Sinhala or Tamil word: more of it, or punctuation (විද්‍යාව :). */
 const GOES_ON_SINHALA_OR_TAMIL = /^[\u0B80-\u0BFF\u0D80-\u0DFF\p{P}]/u;
@@ -81,7 +81,7 @@ const SINHALA_OR_TAMIL_WORD = /[\u0B80-\u0BFF\u0D80-\u0DFF]+/gu;
  */
 const WORDS_PER_BREAK = 500;
 
-/** Whether a page's text has Sinhala or Tamil, whose words' boxes may be looked at (brokenWordPairs). */
+/** Whether a page's text has Sinhala or Tamil, whose fonts' glyphs are moved about (above). */
 export const hasSinhalaOrTamil = (page: string): boolean => SINHALA_OR_TAMIL.test(page);
 
 /**
@@ -93,19 +93,6 @@ export function breaksBeforeLastLetter(pages: string[]): boolean {
   const breaks = text.match(LAST_LETTER_ALONE)?.length ?? 0;
   return breaks > 0 && breaks * WORDS_PER_BREAK >= (text.match(SINHALA_OR_TAMIL_WORD)?.length ?? 0);
 }
-
-/**
- * Whether the two readings of a Sinhala or Tamil page, poppler's order and the file's drawing order
- * (pdftotext's `-raw`), have different words: one breaks words that the other has whole, at a line
- * (-raw: ලංකා | වේ) or where cairo places glyphs beyond their widths (ප්‍රශ් න), as above.
- */
-export const readingsDiffer = (placed: string, drawn: string): boolean => hasSinhalaOrTamil(placed) && sortedWords(placed) !== sortedWords(drawn);
-const sortedWords = (page: string) =>
-  page
-    .split(/\s+/)
-    .filter((word) => word !== '')
-    .sort()
-    .join(' ');
 
 /**
  * Whether a page's text (pdftotext's) shows words broken at their marks, as above: nearly every
@@ -190,9 +177,10 @@ function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
  * them, made one word (pdftotext's `-raw` breaks the line where a glyph is drawn back over the one
  * before: ලංකා | වේ in Chromium's LKLUG). pdftotext's text writes a word and the punctuation or a
  * mark alone that touches it as one (படும்., துளிகள்), where its word boxes have two, so the second
- * word may be followed by them in the text. A pair that is one word in some places and two in others is settled place by place, in
- * order, when the text has it as many times as the word boxes (line breaks and blank lines count);
- * otherwise it is joined only where a space parts it, and only if it is one word in every place.
+ * word may be followed by them in the text. A pair that is one word in some places and two in
+ * others is settled place by place, in order, when the text has it as many times as the word
+ * boxes (line breaks and blank lines count); otherwise it is joined only where a space parts it,
+ * and only if it is one word in every place.
  */
 export function joinWords(page: string, pairs: WordPairs): string {
   if (![...pairs.values()].some((places) => places.includes(true))) return page;

@@ -1,5 +1,6 @@
 import { normalise } from '../text/normalise.js';
 import { joinSoftHyphens } from './line-end-hyphens.js';
+import { hasSinhalaOrTamil } from './mark-gaps.js';
 
 // Text extracted from Sinhala and Tamil PDFs is in visual order: a vowel sign drawn before its
 // consonant (ෙ, ේ, ෛ; ெ, ே, ை) comes before it, and the second half of a two-part vowel (ො =
@@ -81,6 +82,16 @@ export function joinDetachedSigns(text: string): string {
 const words = (page: string) => page.split(/\s+/).filter((word) => word !== '');
 const lines = (page: string) => page.split('\n').filter((line) => line.trim() !== '').length;
 const letters = (pageWords: string[]) => [...pageWords.join('')].sort().join('');
+
+/**
+ * Whether the two readings of a Sinhala or Tamil page have different words: one breaks words that
+ * the other has whole, at a line (-raw: ලංකා | වේ) or where cairo places glyphs beyond their
+ * widths (ප්‍රශ් න); the word boxes tell which is right (src/domain/documents/mark-gaps.ts).
+ */
+export function readingsDiffer(placed: string, drawn: string): boolean {
+  const sorted = (page: string) => words(page).sort().join(' ');
+  return hasSinhalaOrTamil(placed) && sorted(placed) !== sorted(drawn);
+}
 
 /** Per page, the text in poppler's reading order (`placed`) or in the file's drawing order (`drawn`), as above. */
 export function chooseReadingOrder(placed: string[], drawn: string[]): string[] {

@@ -1,3 +1,5 @@
+import { SINHALA_OR_TAMIL } from '../text/scripts.js';
+
 // A PDF's text layer is what its fonts say each glyph means (their ToUnicode maps), not what the
 // page shows. Some tools rewrite those maps wrongly: Ghostscript's pdfwrite and ps2pdf (behind
 // many "compress PDF" and "print to PDF" steps) cut Sinhala and Tamil entries to stray bytes, so
@@ -6,7 +8,6 @@
 // Indexed, such a file answers nothing and cites garbage, so it is refused, saying what to do.
 // Correct text has none of these: measured on 60 files of nine producers (README "Reading PDFs").
 
-const SINHALA_OR_TAMIL = /[\u0D80-\u0DFF\u0B80-\u0BFF]/u;
 /** A letter or mark of a script that never appears inside a Sinhala or Tamil word. */
 const FOREIGN_IN_WORD = /[^\p{ASCII}\u0D80-\u0DFF\u0B80-\u0BFF\u200C\u200D\p{P}\p{N}\p{S}]/u;
 /** Letters of Latin-1 and Latin Extended-A/B: a few in a European name, all of TSCII text. */

@@ -1,6 +1,7 @@
 import { stemmer as tamilSnowballStem } from '@orama/stemmers/tamil';
 import stopword from 'stopword';
 import { normalise } from './normalise.js';
+import { SINHALA_OR_TAMIL } from './scripts.js';
 
 // The service's own keyword analyser. Weaviate indexes its output with `whitespace`
 // tokenization because its `word` rule cuts Sinhala and Tamil words at every vowel sign; the
@@ -15,7 +16,6 @@ const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 // Typed Sinhala often leaves out the joiners that curriculum text has (ප්රදේශ vs ප්‍රදේශ);
 // dropping them from terms lets both spellings match.
 const JOINERS = /[\u200C\u200D]/g;
-const SINHALA_OR_TAMIL = /[\u0B80-\u0BFF\u0D80-\u0DFF]/u;
 const TAMIL = /[\u0B80-\u0BFF]/u;
 // Tamil words that only ask: a question drops them before searching, since curriculum pages use
 // them too (exam items, "X என்றால் என்ன?" headings). Compared without a trailing doubled-consonant
