@@ -1,4 +1,4 @@
-import { describe, expect, jest, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { ATTACHMENT_TEXT_CHARS, LARGE_IMAGE_TOKENS, prepareAttachment, type TextAttachment } from '../../src/domain/attachments/prepare.js';
 import { UnreadableDocumentError } from '../../src/domain/documents/extract.js';
@@ -6,7 +6,6 @@ import { InvalidAttachmentError } from '../../src/domain/errors.js';
 import { sharedStreamPdf } from '../support/pdf.js';
 import { testPool } from './support/pool.js';
 
-jest.setTimeout(30_000);
 const pool = testPool({ cpuMs: 1000 });
 const prepare = (name: string, bytes: Uint8Array) => prepareAttachment({ name, bytes, hints: { name } }, pool, 'key');
 const heic = readFileSync('test/fixtures/photo.heic');

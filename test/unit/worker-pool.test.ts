@@ -1,4 +1,4 @@
-import { describe, expect, jest, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ConfigError, loadHeavyWorkSettings } from '../../src/config.js';
@@ -12,7 +12,6 @@ import { testPool } from './support/pool.js';
 
 // Real worker threads running the TypeScript sources (src/worker-pool/worker-from-sources.mjs).
 // Jobs over budget run for their budget of a second, and threads start cold after each stop.
-jest.setTimeout(30_000);
 
 const sample = new Uint8Array(readFileSync('samples/curriculum/pdf/grade10-science-photosynthesis.pdf'));
 /** Takes the PDF reader seconds of processor time: it parses the shared 1 MB stream again for each page. */
@@ -32,12 +31,15 @@ describe('budgets', () => {
   test('a job over its processor time is stopped with OverBudgetError, and the event loop stays free meanwhile', async () => {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
+    const since = performance.now();
     const error = await pool.run('pdfText', slow, 'a').catch((e: unknown) => e);
+    const took = performance.now() - since;
     delay.disable();
     expect(error).toBeInstanceOf(OverBudgetError);
     expect(error).toMatchObject({ budget: 'time', message: 'more than 1 second of processor time' });
-    // on the event loop the same file holds it for seconds
-    expect(delay.max / 1e6).toBeLessThan(200);
+    // on the event loop the same file would hold it for the whole job; the bound is relative, as a
+    // busy machine's scheduler alone delays the loop by hundreds of milliseconds
+    expect(delay.max / 1e6).toBeLessThan(Math.max(200, took / 4));
   });
 
   test('a job over its memory is stopped with OverBudgetError, counting the memory of the reader it runs', async () => {
