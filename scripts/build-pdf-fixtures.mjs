@@ -23,9 +23,11 @@
 // text layer (the reader refuses them); pango-lklug-sinhala.pdf, the Sinhala pages in LKLUG by
 // pango, whose words poppler breaks where cairo places a glyph beyond its declared width, and
 // chromium-columns-lklug-sinhala.pdf, Chromium's in two columns, whose drawing order (-raw) poppler
-// breaks at a line where a glyph is drawn back over the one before.
+// breaks at a line where a glyph is drawn back over the one before; chromium-fallback-lklug-sinhala.pdf,
+// the Sinhala pages set in DejaVu Sans, whose Sinhala falls back to LKLUG, where poppler runs a
+// word ending in ා into the next.
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
-//   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core fonts-lklug-sinhala ghostscript
+//   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core fonts-lklug-sinhala fonts-dejavu-core ghostscript
 // and Typst's compiler as a Python module (PyPI), for the python3 on the PATH or $TYPST_PYTHON:
 //   pip install typst==0.15.2
 import { execFileSync } from 'node:child_process';
@@ -70,6 +72,7 @@ const LAYOUTS = {
   columns: 'column-count: 2; column-gap: 0.6cm',
 };
 
+/** `family` is a font's name, or names in order (a document's Latin font first, its fallback for the script next). */
 function html(pages, { lang, family }, layout) {
   const body = pages
     .map((paragraphs, i) => {
@@ -80,7 +83,7 @@ function html(pages, { lang, family }, layout) {
     })
     .join('\n');
   return `<!DOCTYPE html><html lang="${lang}"><head><meta charset="utf-8"><title>fixture</title>
-<style>@page { size: A4; margin: 2cm } body { font-family: '${family}', 'Noto Sans'; font-size: 11pt }</style>
+<style>@page { size: A4; margin: 2cm } body { font-family: ${[family, 'Noto Sans'].flat().map((name) => `'${name}'`).join(', ')}; font-size: 11pt }</style>
 </head><body>
 ${body}
 </body></html>
@@ -203,6 +206,12 @@ try {
   writeFileSync(lklugColumnsHtml, html(pagesOf(lklug), lklug, LAYOUTS.columns));
   chromium(lklugColumnsHtml, path.join(OUT, 'chromium-columns-lklug-sinhala.pdf'));
   console.log(`chromium-columns-lklug-sinhala.pdf: the same by chromium, ${LAYOUTS.columns}`);
+  // a document set in a Latin font, whose Sinhala falls back to LKLUG (fontconfig's choice where it is installed)
+  const fallback = { ...LANGUAGES.sinhala, family: ['DejaVu Sans', 'LKLUG'] };
+  const fallbackHtml = path.join(work, 'sinhala-fallback-lklug.html');
+  writeFileSync(fallbackHtml, html(pagesOf(fallback), fallback));
+  chromium(fallbackHtml, path.join(OUT, 'chromium-fallback-lklug-sinhala.pdf'));
+  console.log('chromium-fallback-lklug-sinhala.pdf: the Sinhala pages set in DejaVu Sans, falling back to LKLUG, by chromium');
   const serifJustifiedHtml = path.join(work, 'tamil-serif-justified.html');
   writeFileSync(serifJustifiedHtml, html(tamilPages, serifTamil, LAYOUTS.justified));
   libreoffice(serifJustifiedHtml, path.join(OUT, 'libreoffice-justified-serif-tamil.pdf'), work);

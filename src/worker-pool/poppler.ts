@@ -2,7 +2,19 @@ import { execFile, execFileSync } from 'node:child_process';
 import { ConfigError } from '../config.js';
 import { legacyFont, legacyFontProblem } from '../domain/documents/legacy-fonts.js';
 import { settleLineEndHyphens } from '../domain/documents/line-end-hyphens.js';
-import { breaksAfterMarks, breaksBeforeLastLetter, brokenWordPairs, hasSinhalaOrTamil, joinWords, type DrawnGlyph, type WordBox, type WordPairs } from '../domain/documents/mark-gaps.js';
+import {
+  breaksAfterMarks,
+  breaksBeforeLastLetter,
+  brokenWordPairs,
+  hasSinhalaOrTamil,
+  joinWords,
+  runsWordsTogether,
+  spacedWordPairs,
+  splitWords,
+  type DrawnGlyph,
+  type WordBox,
+  type WordPairs,
+} from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
 import { chooseReadingOrder, finishPdfPages, MAX_PAGES, readingsDiffer } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
@@ -147,17 +159,24 @@ function wordBoxes(xhtml: string): WordBox[][] {
     );
 }
 
+/** A page's pairs of words (src/domain/documents/mark-gaps.ts): those that may be one word, and those that may be two run together. */
+export interface PagePairs {
+  broken: WordPairs;
+  spaced: WordPairs;
+}
+
 /**
- * For each of `pages`, whether the pairs of words that may be one word (src/domain/documents/mark-gaps.ts)
- * are, in pdftotext's default reading and in `-raw` (whose words differ where a mark is drawn
- * apart), by where poppler places the words and, on `glyphPages`, pdf.js the glyphs.
+ * For each of `pages`, whether the pairs of words that may be one word are, and whether those that
+ * pdftotext may have run together have a space drawn between them (src/domain/documents/mark-gaps.ts),
+ * in pdftotext's default reading and in `-raw` (whose words differ where a mark is drawn apart),
+ * by where poppler places the words and, on `glyphPages`, pdf.js the glyphs.
  */
 export async function wordPairsOnPages(
   bytes: Uint8Array,
   pages: number[],
   limits: ToolLimits,
   { glyphPages = pages, glyphsOf = pageGlyphs }: { glyphPages?: number[]; glyphsOf?: typeof pageGlyphs } = {},
-): Promise<{ placed: Map<number, WordPairs>; drawn: Map<number, WordPairs> }> {
+): Promise<{ placed: Map<number, PagePairs>; drawn: Map<number, PagePairs> }> {
   const [first, last] = [Math.min(...pages), Math.max(...pages)];
   // the crop box, as pdf.js places glyphs in it
   const args = ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), '-', '-'];
@@ -167,29 +186,40 @@ export async function wordPairsOnPages(
   const [[placed, drawn], glyphs] = await Promise.all([bothReadings(args, bytes, limits), anyGlyphs]);
   const pairs = (xhtml: string) => {
     const pageBoxes = wordBoxes(xhtml);
-    return new Map(pages.map((n) => [n, brokenWordPairs(pageBoxes[n - first] ?? [], glyphs.get(n) ?? [])]));
+    return new Map(
+      pages.map((n) => {
+        const [boxes, drawnGlyphs] = [pageBoxes[n - first] ?? [], glyphs.get(n) ?? []];
+        return [n, { broken: brokenWordPairs(boxes, drawnGlyphs), spaced: spacedWordPairs(boxes, drawnGlyphs) }];
+      }),
+    );
   };
   return { placed: pairs(placed), drawn: pairs(drawn) };
 }
 
-const NO_PAIRS: WordPairs = new Map();
+const NO_PAIRS: PagePairs = { broken: new Map(), spaced: new Map() };
 
 /**
- * Both readings' pages, with the words that a font broke made whole: on the pages that show words
- * broken at their marks, by the word boxes and the glyphs; by the word boxes on every Sinhala and
- * Tamil page of a file that shows words broken before their last letter, and on the pages whose
- * two readings differ in their words. Other files cost nothing more.
+ * Both readings' pages, with the words that a font broke made whole and those it ran together
+ * parted: on the pages that show words broken at their marks, by the word boxes and the glyphs;
+ * on every Sinhala and Tamil page of a file that shows words run together, by both too; by the
+ * word boxes on every such page of a file that shows words broken before their last letter, and
+ * on the pages whose two readings differ in their words. Other files cost nothing more.
  */
-async function joinBrokenWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {
+async function mendWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {
   const pagesWith = (test: (page: string) => boolean) => placed.flatMap((page, i) => (test(page) || test(drawn[i] ?? '') ? [i + 1] : []));
-  const glyphPages = pagesWith(breaksAfterMarks);
+  const runTogether = runsWordsTogether(placed) || runsWordsTogether(drawn) ? pagesWith(hasSinhalaOrTamil) : [];
+  const glyphPages = [...new Set([...pagesWith(breaksAfterMarks), ...runTogether])].sort((x, y) => x - y);
   const wholeFile = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? pagesWith(hasSinhalaOrTamil) : [];
   const differ = placed.flatMap((page, i) => (readingsDiffer(page, drawn[i] ?? '') ? [i + 1] : []));
   const looked = [...new Set([...glyphPages, ...wholeFile, ...differ])].sort((x, y) => x - y);
   if (looked.length === 0) return [placed, drawn];
   const pairs = await wordPairsOnPages(bytes, looked, limits, { glyphPages });
-  const join = (pages: string[], pagePairs: Map<number, WordPairs>) => pages.map((page, i) => joinWords(page, pagePairs.get(i + 1) ?? NO_PAIRS));
-  return [join(placed, pairs.placed), join(drawn, pairs.drawn)];
+  const mend = (pages: string[], pagePairs: Map<number, PagePairs>) =>
+    pages.map((page, i) => {
+      const { broken, spaced } = pagePairs.get(i + 1) ?? NO_PAIRS;
+      return joinWords(splitWords(page, spaced), broken);
+    });
+  return [mend(placed, pairs.placed), mend(drawn, pairs.drawn)];
 }
 
 /**
@@ -211,7 +241,7 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   // each page ends with a form feed
   const [placed, drawn] = await bothReadings(['-enc', 'UTF-8', '-l', String(pages), '-', '-'], bytes, limits);
   const asPages = (text: string) => text.split('\f').slice(0, pages);
-  const [placedPages, drawnPages] = await joinBrokenWords(bytes, asPages(placed), asPages(drawn), limits);
+  const [placedPages, drawnPages] = await mendWords(bytes, asPages(placed), asPages(drawn), limits);
   const settled = settleLineEndHyphens(finishPdfPages(placedPages), finishPdfPages(drawnPages));
   const read = chooseReadingOrder(settled.placed, settled.drawn);
   const problem = textLayerProblem(read, /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim());

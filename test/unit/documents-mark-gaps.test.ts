@@ -1,6 +1,16 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { breaksAfterMarks, breaksBeforeLastLetter, joinWords, brokenWordPairs, type DrawnGlyph, type WordBox } from '../../src/domain/documents/mark-gaps.js';
+import {
+  breaksAfterMarks,
+  breaksBeforeLastLetter,
+  brokenWordPairs,
+  joinWords,
+  runsWordsTogether,
+  spacedWordPairs,
+  splitWords,
+  type DrawnGlyph,
+  type WordBox,
+} from '../../src/domain/documents/mark-gaps.js';
 
 // The first line of chromium-serif-tamil.pdf as poppler's words and pdf.js's operator list place
 // them: "இலங்கையின் நீர் வளம்", which pdftotext reads "இலங் கையின் நீர் வளம்".
@@ -141,6 +151,44 @@ describe('brokenWordPairs, in a file whose glyphs are placed beyond their declar
 
   test('does not join a word to one drawn after it further back on the line (a right-aligned label drawn first)', () => {
     expect(pairsOf([at('ලකුණු', 258.7, 289.6), at('පළමු', 63, 86.9)])).toEqual(new Map([['ලකුණු පළමු', [false]]]));
+  });
+});
+
+// "නිසා ඒවා ඇති" as chromium-fallback-lklug-sinhala.pdf draws it: LKLUG's words, DejaVu Sans's
+// spaces. ා's box reaches 0.36 pt past where the space after it ends, and pdftotext reads නිසාඒවාඇති.
+describe('words run together over a space drawn in another font', () => {
+  const at = (text: string, xMin: number, xMax: number): WordBox => ({ text, xMin, xMax, yMin: 168.7, yMax: 184.08 });
+  const words = [at('නිසා', 188.18, 212.24), at('ඒවා', 211.88, 232.78), at('ඇති', 232.43, 250.6)];
+  const spaces = [glyph(208.07, 3.81, true, 180.3), glyph(228.62, 3.81, true, 180.3)];
+
+  test('spacedWordPairs: a pair whose boxes meet is spaced where a space glyph ends at the second word, and not otherwise', () => {
+    expect(spacedWordPairs(words, spaces)).toEqual(new Map([['නිසා ඒවා', [true]], ['ඒවා ඇති', [true]]]));
+    expect(spacedWordPairs(words, [])).toEqual(new Map([['නිසා ඒවා', [false]], ['ඒවා ඇති', [false]]]));
+    // words a space apart are read apart by poppler already; a word drawn further back is elsewhere on the line
+    expect(spacedWordPairs([at('වේ', 150, 160), at('ඒ', 163.9, 170)], [glyph(160, 3.81, true, 180.3)])).toEqual(new Map());
+    expect(spacedWordPairs([at('ලකුණු', 258.7, 289.6), at('පළමු', 63, 86.9)], spaces)).toEqual(new Map());
+  });
+
+  test('brokenWordPairs: words whose boxes meet are not one word where a space is drawn between them', () => {
+    expect(brokenWordPairs(words, spaces)).toEqual(new Map([['නිසා ඒවා', [false]], ['ඒවා ඇති', [false]]]));
+    expect(brokenWordPairs(words, [])).toEqual(new Map([['නිසා ඒවා', [true]], ['ඒවා ඇති', [true]]]));
+  });
+
+  test('splitWords parts each spaced pair where the text runs it together, punctuation after it kept', () => {
+    const pairs = spacedWordPairs(words, spaces);
+    expect(splitWords('දෙසට නිසාඒවාඇති වේ.\nනිසාඒවා', pairs)).toBe('දෙසට නිසා ඒවා ඇති වේ.\nනිසා ඒවා');
+    expect(splitWords('ලබාදෙයි. ලබාදෙන', new Map([['ලබා දෙයි.', [true]]]))).toBe('ලබා දෙයි. ලබාදෙන');
+    // a pair not spaced at every place is left as poppler reads it
+    expect(splitWords('නිසාඒවා', new Map([['නිසා ඒවා', [true, false]]]))).toBe('නිසාඒවා');
+  });
+
+  test('runsWordsTogether: true for text whose words after ා run into the next, false for correct Sinhala and Tamil', () => {
+    const pages = (language: string) => readFileSync(new URL(`../fixtures/pdf-producers/${language}.txt`, import.meta.url), 'utf8').split(/^--- PAGE \d+ ---$/m).slice(1);
+    expect(runsWordsTogether(pages('sinhala'))).toBe(false);
+    expect(runsWordsTogether(pages('tamil'))).toBe(false);
+    expect(runsWordsTogether(pages('sinhala').map((page) => page.replace(/ා /gu, 'ා')))).toBe(true);
+    // one compound (නුවරඑළිය) is no evidence
+    expect(runsWordsTogether(['නුවරඑළිය වැනි කඳුකර ප්‍රදේශවල උෂ්ණත්වය අඩු වේ.'])).toBe(false);
   });
 });
 

@@ -1,13 +1,13 @@
-import { beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { joinWords } from '../../src/domain/documents/mark-gaps.js';
+import { joinWords, splitWords } from '../../src/domain/documents/mark-gaps.js';
 import { repairVisualOrder } from '../../src/domain/documents/pdf-text.js';
 import { splitMarkedText } from '../../src/domain/documents/pages.js';
 import { normalise } from '../../src/domain/text/normalise.js';
-import { readPdfPages, wordPairsOnPages } from '../../src/worker-pool/poppler.js';
+import { readPdfPages, wordPairsOnPages, type PagePairs } from '../../src/worker-pool/poppler.js';
 import { wordAccuracy } from '../support/word-accuracy.js';
 
 // The PDF reader against pages of our own text printed by the producers people use
@@ -15,6 +15,9 @@ import { wordAccuracy } from '../support/word-accuracy.js';
 // other readers measured for the choice run beside it and the table of all is printed; it is the
 // README's comparison ("Reading PDFs").
 const FIXTURES = new URL('../fixtures/pdf-producers/', import.meta.url);
+// Each test reads fixtures with poppler's tools and pdf.js, several of them every fixture: seconds
+// on an idle machine, more on a busy one.
+jest.setTimeout(60_000);
 const PRODUCERS = ['pdfkit', 'chromium', 'libreoffice', 'pango'];
 const LANGUAGES = ['sinhala', 'tamil', 'english'];
 const LIMITS = { cpuMs: 10_000, memoryMb: 512 };
@@ -199,12 +202,23 @@ describe('fonts and tools that break words or the text layer', () => {
     expect(service).toBeGreaterThanOrEqual(0.995);
   });
 
+  // a document set in a Latin font whose Sinhala falls back to LKLUG: LKLUG declares ා wider than
+  // it is drawn, and poppler runs a word ending in it into the next across the Latin font's space
+  test('Sinhala falling back to LKLUG from DejaVu Sans, by Chromium: the words poppler runs together over a drawn space are parted', async () => {
+    const file = 'chromium-fallback-lklug-sinhala.pdf';
+    const service = wordAccuracy(expected.sinhala!, await read(file));
+    const before = wordAccuracy(expected.sinhala!, await repaired(pdftotext())(fileURLToPath(new URL(file, FIXTURES)), new Uint8Array()));
+    console.log(`${file}: ${service.toFixed(3)} of words exactly right; ${before.toFixed(3)} by pdftotext alone`);
+    expect(before).toBeLessThan(0.95);
+    expect(service).toBeGreaterThanOrEqual(0.995);
+  });
+
   test('a file pdf.js cannot open is read by the word boxes alone: LibreOffice\'s pulli still joined, Chromium\'s and Typst\'s words left as poppler gives them', async () => {
     const broken = () => Promise.reject(new Error('Invalid PDF structure.'));
     const pairs = async (file: string) => {
       const bytes = new Uint8Array(readFileSync(new URL(file, FIXTURES)));
       const [alone, withGlyphs] = await Promise.all([wordPairsOnPages(bytes, [1], LIMITS, { glyphsOf: broken }), wordPairsOnPages(bytes, [1], LIMITS)]);
-      const joined = (found: Map<number, Map<string, boolean[]>>) => [...found.get(1)!].filter(([, places]) => places.includes(true)).length;
+      const joined = (found: Map<number, PagePairs>) => [...found.get(1)!.broken].filter(([, places]) => places.includes(true)).length;
       return [joined(alone.placed), joined(withGlyphs.placed)] as const;
     };
     const [libreofficeAlone, libreoffice] = await pairs('libreoffice-serif-tamil.pdf');
@@ -219,7 +233,7 @@ describe('fonts and tools that break words or the text layer', () => {
   // the join is looked for only on pages that show such breaks; looked for on every page of the
   // files whose words are right, every word it makes must be a word of the text (pdf.js's glyph
   // widths in LibreOffice's and cairo's files differ from where poppler places their words)
-  test('files whose words are right, of every producer and layout: the words joined by where they lie are words of the text', async () => {
+  test('files whose words are right, of every producer and layout: the words joined by where they lie are words of the text, and none is parted', async () => {
     const files = [
       ...cells.map(({ producer, language }) => `${producer}-${language}.pdf`),
       ...['sinhala', 'tamil'].flatMap((language) => [`chromium-justified-${language}.pdf`, `chromium-columns-${language}.pdf`]),
@@ -235,9 +249,12 @@ describe('fonts and tools that break words or the text layer', () => {
         const pages = await pdftotext(...mode)(fileURLToPath(url), new Uint8Array());
         pages.forEach((page, i) => {
           const before = new Set(words(page));
-          const joined = words(joinWords(page, modePairs.get(i + 1)!)).filter((word) => !before.has(word));
+          const { broken, spaced } = modePairs.get(i + 1)!;
+          const joined = words(joinWords(page, broken)).filter((word) => !before.has(word));
           made += joined.length;
           expect([file, mode, joined.filter((word) => !textWords.has(word))]).toEqual([file, mode, []]);
+          // and no word is parted: their spaces are all where poppler sees them
+          expect([file, mode, splitWords(page, spaced)]).toEqual([file, mode, page]);
         });
       }
     }

@@ -16,6 +16,12 @@ import { SINHALA_OR_TAMIL } from '../text/scripts.js';
 // - cairo, in LKLUG (Sinhala), places some glyphs further along than the widths the file declares
 //   for them, and poppler breaks words there (බැවි න් for බැවින්, වර්ෂාව ක් for වර්ෂාවක්): the next
 //   word starts 0.03 of the line's height after the last, where a space takes at least 0.13.
+// - Chromium, where LKLUG is the fallback for Sinhala in a document set in a Latin font, draws a
+//   word ending in ා and then the Latin font's space; LKLUG declares ා 0.35 em wider than it is
+//   drawn, so the first word's box reaches past where the next begins, and pdftotext runs the two
+//   together (ලබාදෙන for ලබා දෙන). Its word boxes still part them at the space, and the glyphs
+//   show the space drawn between them. (LibreOffice draws a line's spaces apart from its words,
+//   and then the word boxes run them together too.)
 
 /** Whether each place a page has a pair of words ("first second") is one word, in poppler's order. */
 export type WordPairs = Map<string, boolean[]>;
@@ -81,6 +87,16 @@ const SINHALA_OR_TAMIL_WORD = /[\u0B80-\u0BFF\u0D80-\u0DFF]+/gu;
  */
 const WORDS_PER_BREAK = 500;
 
+/**
+ * A Sinhala or Tamil independent vowel (අ, ඒ, இ) after a letter or sign of the same word: where a
+ * word starting with a vowel was run into the one before it (නිසාඒවාඇති). Correct text has one in
+ * about 900 words (compounds, Tamil initialisms: නුවරඑළිය, டிஆர்டிஓ).
+ */
+const VOWEL_INSIDE_WORD = /[\u0D80-\u0DFF\u0B80-\u0BFF](?=[\u0D85-\u0D96\u0B85-\u0B94])/gu;
+/** At least one in this many Sinhala and Tamil words: words run together (one in 66 in Chromium's LKLUG fallback file). */
+const WORDS_PER_VOWEL_INSIDE = 200;
+const MIN_VOWELS_INSIDE = 2;
+
 /** Whether a page's text has Sinhala or Tamil, whose fonts' glyphs are moved about (above). */
 export const hasSinhalaOrTamil = (page: string): boolean => SINHALA_OR_TAMIL.test(page);
 
@@ -92,6 +108,13 @@ export function breaksBeforeLastLetter(pages: string[]): boolean {
   const text = pages.join('\n');
   const breaks = text.match(LAST_LETTER_ALONE)?.length ?? 0;
   return breaks > 0 && breaks * WORDS_PER_BREAK >= (text.match(SINHALA_OR_TAMIL_WORD)?.length ?? 0);
+}
+
+/** Whether a file's text shows words run together at a space that poppler did not see, as LKLUG's fallback above. */
+export function runsWordsTogether(pages: string[]): boolean {
+  const text = pages.join('\n');
+  const inside = text.match(VOWEL_INSIDE_WORD)?.length ?? 0;
+  return inside >= MIN_VOWELS_INSIDE && inside * WORDS_PER_VOWEL_INSIDE >= (text.match(SINHALA_OR_TAMIL_WORD)?.length ?? 0);
 }
 
 /**
@@ -134,13 +157,64 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
       sameLine(a, b) &&
       near &&
       end !== undefined &&
-      (b.xMin - end <= SAME_WORD * height || (marked && !alone && spannedByGlyph(a, b, drawnOn(a))));
+      (b.xMin - end <= SAME_WORD * height || (marked && !alone && spannedByGlyph(a, b, drawnOn(a)))) &&
+      !spaceBefore(a, b, drawnOn(a));
     const key = `${a.text} ${b.text}`;
     const places = pairs.get(key);
     if (places) places.push(oneWord);
     else pairs.set(key, [oneWord]);
   }
   return pairs;
+}
+
+/**
+ * For each pair of neighbouring words ("first second") on a line that pdftotext's word boxes part
+ * though the second starts before the first ends, or right there (so its text runs them
+ * together), whether a space glyph is drawn between them at each place: the second starts where
+ * a space drawn after the first's start ends.
+ */
+export function spacedWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPairs {
+  const pairs: WordPairs = new Map();
+  const drawnOn = onLine(drawn);
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [a, b] = [words[i]!, words[i + 1]!];
+    if (!sameLine(a, b) || b.xMin <= a.xMin || b.xMin - a.xMax > SAME_WORD * (a.yMax - a.yMin)) continue;
+    const spaced = spaceBefore(a, b, drawnOn(a));
+    const key = `${a.text} ${b.text}`;
+    const places = pairs.get(key);
+    if (places) places.push(spaced);
+    else pairs.set(key, [spaced]);
+  }
+  return pairs;
+}
+
+/** Whether a space glyph drawn after the start of `a` ends where `b` starts. */
+function spaceBefore(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
+  const height = a.yMax - a.yMin;
+  return line.some((glyph) => glyph.space && glyph.x > a.xMin && Math.abs(glyph.x + glyph.width - b.xMin) <= NEAR_PLACE * height);
+}
+
+/**
+ * The page's text with a space put back between the `pairs` whose every place is spaced, where the
+ * text runs them together (ලබාදෙන, නිසාඒවාඇති: each pair in turn).
+ */
+export function splitWords(page: string, pairs: WordPairs): string {
+  const spaced = [...pairs].flatMap(([pair, places]) => {
+    const space = pair.indexOf(' ');
+    return places.every(Boolean) ? [[pair.slice(0, space), pair.slice(space + 1)] as const] : [];
+  });
+  if (spaced.length === 0) return page;
+  return page.replace(/\S+/gu, (word) => {
+    const parts: string[] = [];
+    let start = 0;
+    for (;;) {
+      const next = spaced.find(([first, second]) => word.startsWith(first, start) && word.startsWith(second, start + first.length));
+      if (!next) break;
+      parts.push(next[0]);
+      start += next[0].length;
+    }
+    return parts.length === 0 ? word : [...parts, word.slice(start)].join(' ');
+  });
 }
 
 const sameLine = (a: WordBox, b: WordBox) => Math.abs(a.yMin - b.yMin) <= 0.25 * (a.yMax - a.yMin);
