@@ -174,7 +174,7 @@ function showText(run: (OpGlyph | number)[], text: TextState, toUser: Matrix, to
     const [x, y] = toPage(...apply(toUser, text.pen, text.rise)) as [number, number];
     const [xEnd, yEnd] = toPage(...apply(toUser, text.pen + width, text.rise)) as [number, number];
     // along a horizontal line, left to right
-    if (Math.abs(yEnd - y) < 1e-3 && xEnd >= x) glyphs.push({ x, y, width: xEnd - x, space: glyph.isSpace || SPACE.test(glyph.unicode) });
+    if (Math.abs(yEnd - y) < 1e-3 && xEnd >= x) glyphs.push({ x, y, width: xEnd - x, space: glyph.isSpace || SPACE.test(glyph.unicode), text: glyph.unicode });
     text.pen += width + (text.charSpacing + (glyph.isSpace ? text.wordSpacing : 0)) * text.hScale;
   }
 }

@@ -21,7 +21,7 @@ const read = (list: [keyof TextOps, unknown[]][]) =>
     ops,
     toPage,
     (name) => FONTS[name]!,
-  ).map(({ x, y, width, space }) => ({ x: +x.toFixed(3), y: +y.toFixed(3), width: +width.toFixed(3), space }));
+  ).map(({ x, y, width, space, text }) => ({ x: +x.toFixed(3), y: +y.toFixed(3), width: +width.toFixed(3), space, text }));
 
 describe('drawnGlyphs', () => {
   test('places each glyph of a run by the matrices and the widths, a TJ number moving the pen back; Typst\'s clusters', () => {
@@ -38,10 +38,10 @@ describe('drawnGlyphs', () => {
       ['restore', []],
     ]);
     expect(glyphs).toEqual([
-      { x: 70, y: 100, width: 5, space: false },
-      { x: 72.5, y: 100, width: 0, space: false },
-      { x: 80, y: 100, width: 2.5, space: true },
-      { x: 82.5, y: 100, width: 6, space: false },
+      { x: 70, y: 100, width: 5, space: false, text: 'ங' },
+      { x: 72.5, y: 100, width: 0, space: false, text: '\u0BCD' },
+      { x: 80, y: 100, width: 2.5, space: true, text: ' ' },
+      { x: 82.5, y: 100, width: 6, space: false, text: 'க' },
     ]);
   });
 
@@ -66,12 +66,12 @@ describe('drawnGlyphs', () => {
     ]);
     expect(glyphs).toEqual([
       // a: 5 wide at half scale; the pen moves on by (5 + 1) / 2
-      { x: 100, y: 300, width: 2.5, space: false },
+      { x: 100, y: 300, width: 2.5, space: false, text: 'a' },
       // the space gets the word spacing too: (2.5 + 1 + 2) / 2
-      { x: 103, y: 300, width: 1.25, space: true },
-      { x: 105.75, y: 300, width: 2.5, space: false },
-      { x: 100, y: 312, width: 2.5, space: false },
-      { x: 100, y: 326, width: 2.5, space: false },
+      { x: 103, y: 300, width: 1.25, space: true, text: ' ' },
+      { x: 105.75, y: 300, width: 2.5, space: false, text: 'b' },
+      { x: 100, y: 312, width: 2.5, space: false, text: 'c' },
+      { x: 100, y: 326, width: 2.5, space: false, text: 'd' },
     ]);
   });
 
@@ -89,7 +89,7 @@ describe('drawnGlyphs', () => {
       ['setTextMatrix', [[1, 0, 0, 1, 200, 100]]],
       ['showText', [[glyph('c', 500)]]],
     ]);
-    expect(glyphs).toEqual([{ x: 200, y: 700, width: 5, space: false }]);
+    expect(glyphs).toEqual([{ x: 200, y: 700, width: 5, space: false, text: 'c' }]);
   });
 
   test('takes widths in the font\'s own units, a font set by a graphics state too; leaves out a font that writes downwards', () => {
@@ -103,8 +103,8 @@ describe('drawnGlyphs', () => {
     ]);
     // 1024 of 2048 units of a 10-point font; a thin space is a space
     expect(glyphs).toEqual([
-      { x: 100, y: 300, width: 5, space: false },
-      { x: 105, y: 300, width: 2.5, space: true },
+      { x: 100, y: 300, width: 5, space: false, text: 'a' },
+      { x: 105, y: 300, width: 2.5, space: true, text: '\u2009' },
     ]);
   });
 });

@@ -15,7 +15,7 @@ import {
 // The first line of chromium-serif-tamil.pdf as poppler's words and pdf.js's operator list place
 // them: "இலங்கையின் நீர் வளம்", which pdftotext reads "இலங் கையின் நீர் வளம்".
 const box = (text: string, xMin: number, xMax: number, yMin = 68.5): WordBox => ({ text, xMin, xMax, yMin, yMax: yMin + 17.16 });
-const glyph = (x: number, width: number, space = false, y = 80.25): DrawnGlyph => ({ x, y, width, space });
+const glyph = (x: number, width: number, space = false, y = 80.25, text = space ? ' ' : ''): DrawnGlyph => ({ x, y, width, space, text });
 const pairsOf = (words: WordBox[], drawn: DrawnGlyph[] = []) => brokenWordPairs(words, drawn);
 const LINE_WORDS = [box('இலங்', 63, 91.46), box('கையின்', 97.09, 141.61), box('நீர்', 151.54, 164.59), box('வளம்', 170.71, 202.73)];
 // இ ல ங, its pulli; ை க ய ி ன, its pulli; a space, ந ீ ர, its pulli; a space, வ
@@ -167,6 +167,25 @@ describe('words run together over a space drawn in another font', () => {
     // words a space apart are read apart by poppler already; a word drawn further back is elsewhere on the line
     expect(spacedWordPairs([at('වේ', 150, 160), at('ඒ', 163.9, 170)], [glyph(160, 3.81, true, 180.3)])).toEqual(new Map());
     expect(spacedWordPairs([at('ලකුණු', 258.7, 289.6), at('පළමු', 63, 86.9)], spaces)).toEqual(new Map());
+  });
+
+  test('spacedWordPairs: a box with spaces drawn inside it is parted at them by its glyphs\' text, when that is the box\'s text', () => {
+    // LibreOffice draws the line's spaces first, and poppler makes one box of the words
+    const box = at('නිසාඒවාඇති', 188.18, 250.6);
+    const letters = (
+      [
+        ['නි', 188.18],
+        ['සා', 198.18],
+        ['ඒ', 211.88],
+        ['වා', 222],
+        ['ඇ', 232.43],
+        ['ති', 242],
+      ] as const
+    ).map(([text, x]) => glyph(x, 8, false, 180.3, text));
+    expect(spacedWordPairs([box], [...spaces, ...letters])).toEqual(new Map([['නිසා ඒවා', [true]], ['ඒවා ඇති', [true]]]));
+    // glyphs whose text the file maps otherwise than poppler reads it are no evidence
+    const misread = letters.map((g, k) => (k === 3 ? { ...g, text: '\u0007' } : g));
+    expect(spacedWordPairs([box], [...spaces, ...misread])).toEqual(new Map());
   });
 
   test('brokenWordPairs: words whose boxes meet are not one word where a space is drawn between them', () => {

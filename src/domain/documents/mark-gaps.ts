@@ -20,8 +20,9 @@ import { SINHALA_OR_TAMIL } from '../text/scripts.js';
 //   word ending in ා and then the Latin font's space; LKLUG declares ා 0.35 em wider than it is
 //   drawn, so the first word's box reaches past where the next begins, and pdftotext runs the two
 //   together (ලබාදෙන for ලබා දෙන). Its word boxes still part them at the space, and the glyphs
-//   show the space drawn between them. (LibreOffice draws a line's spaces apart from its words,
-//   and then the word boxes run them together too.)
+//   show the space drawn between them. LibreOffice draws a line's spaces apart from its words,
+//   and its word boxes run them together too: the glyphs' text on either side of a space tells
+//   the words, where pdf.js reads it as poppler does.
 
 /** Whether each place a page has a pair of words ("first second") is one word, in poppler's order. */
 export type WordPairs = Map<string, boolean[]>;
@@ -35,12 +36,13 @@ export interface WordBox {
   yMax: number;
 }
 
-/** A glyph a page draws: its baseline start, its advance and whether it is a space, same coordinates. */
+/** A glyph a page draws: its baseline start, its advance and whether it is a space, same coordinates, and its text as the file maps it. */
 export interface DrawnGlyph {
   x: number;
   y: number;
   width: number;
   space: boolean;
+  text: string;
 }
 
 const VIRAMA = /[\u0BCD\u0DCA]/gu;
@@ -176,16 +178,39 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
 export function spacedWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPairs {
   const pairs: WordPairs = new Map();
   const drawnOn = onLine(drawn);
-  for (let i = 0; i + 1 < words.length; i++) {
-    const [a, b] = [words[i]!, words[i + 1]!];
-    if (!sameLine(a, b) || b.xMin <= a.xMin || b.xMin - a.xMax > SAME_WORD * (a.yMax - a.yMin)) continue;
-    const spaced = spaceBefore(a, b, drawnOn(a));
-    const key = `${a.text} ${b.text}`;
+  const add = (key: string, spaced: boolean) => {
     const places = pairs.get(key);
     if (places) places.push(spaced);
     else pairs.set(key, [spaced]);
+  };
+  for (const [i, a] of words.entries()) {
+    // LibreOffice: words one box, with spaces drawn inside it
+    const parts = partsAtSpaces(a, drawnOn(a));
+    for (let k = 0; k + 1 < parts.length; k++) add(`${parts[k]} ${parts[k + 1]}`, true);
+    const b = words[i + 1];
+    if (!b || !sameLine(a, b) || b.xMin <= a.xMin || b.xMin - a.xMax > SAME_WORD * (a.yMax - a.yMin)) continue;
+    add(`${a.text} ${b.text}`, spaceBefore(a, b, drawnOn(a)));
   }
   return pairs;
+}
+
+/**
+ * The words of a box with space glyphs drawn inside it (LibreOffice draws a line's spaces apart
+ * from its words), by the text of the glyphs drawn on either side of each; none when the box has
+ * no such space or its glyphs' text is not the box's.
+ */
+function partsAtSpaces(word: WordBox, line: DrawnGlyph[]): string[] {
+  const spaces = line
+    .filter((glyph) => glyph.space && glyph.x > word.xMin && glyph.x + glyph.width < word.xMax)
+    .map((glyph) => glyph.x + glyph.width / 2)
+    .sort((x, y) => x - y);
+  if (spaces.length === 0) return [];
+  const margin = SAME_WORD * (word.yMax - word.yMin);
+  const letters = line.filter((glyph) => !glyph.space && glyph.x >= word.xMin - margin && glyph.x < word.xMax);
+  if (letters.map((glyph) => glyph.text).join('') !== word.text) return [];
+  const parts = Array.from({ length: spaces.length + 1 }, () => '');
+  for (const glyph of letters) parts[spaces.filter((middle) => middle <= glyph.x).length] += glyph.text;
+  return parts.every((part) => part !== '') ? parts : [];
 }
 
 /** Whether a space glyph drawn after the start of `a` ends where `b` starts. */
