@@ -287,7 +287,9 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'POST', path: /^\/dashboard\/sign-up$/, signedIn: false,
       run: orShow(formPage('sign-up', 'Sign up'))(async (page) => {
         const f = page.form;
-        const created = await signUp(signInContext(page), { organisation: (f.organisation ?? '').trim() || '-', email: f.email ?? '', password: f.password ?? '' });
+        // the JSON sign-up's body, checked by its schema: the same lengths and email pattern
+        const input = validated('signUp', { organisation: f.organisation ?? '', email: f.email ?? '', password: f.password ?? '' });
+        const created = await signUp(signInContext(page), input);
         setSessionCookie(page.ctx, created, services.signIn.baseUrl, page.now);
         redirect(page, '/dashboard?done=signed-up');
       }),
@@ -386,15 +388,23 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'POST', path: /^\/dashboard\/keys$/, signedIn: true,
       run: orShow(keysPage)(async (page) => {
         const f = page.form;
-        const allowedIps = (f.allowed_ips ?? '').split(/[\s,]+/).filter(Boolean);
+        const expiresAt = f.expires_on ? expiryDate(f.expires_on) : null;
+        // the JSON operation's body, checked by its schema (a name of at most 100 characters, ...)
+        const body = validated('createApiKey', {
+          name: f.name ?? '',
+          environment: f.environment === 'test' ? ('test' as const) : ('live' as const),
+          read_only: f.read_only === 'true',
+          allowed_ips: (f.allowed_ips ?? '').split(/[\s,]+/).filter(Boolean),
+          ...(expiresAt && { expires_at: expiresAt.toISOString() }),
+        });
         const em = page.ctx.state.em;
         const created = await createKey(em, services.signIn.keyHashSecret, {
           accountId: page.session!.accountId,
-          name: (f.name ?? '').trim() || 'key',
-          environment: f.environment === 'test' ? 'test' : 'live',
-          readOnly: f.read_only === 'true',
-          allowedIps,
-          expiresAt: f.expires_on ? expiryDate(f.expires_on) : null,
+          name: body.name.trim(),
+          environment: body.environment,
+          readOnly: body.read_only,
+          allowedIps: body.allowed_ips,
+          expiresAt,
         }, page.now, page.session!.user.id);
         render(page, 'key-created', 'Your new API key', { key: created.key }, 201);
       }),
@@ -600,6 +610,8 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       }
       const page: Page = { ctx, session, form: {}, now };
       try {
+        // the query's values meet the rule the API applies to its parameters (no NUL, no lone surrogate)
+        checkWellFormed(ctx.query);
         if (ctx.method === 'POST' && route.upload) {
           // an upload form's body is read by its route (readUploadForm); the origin is checked before
           checkCrossSite(ctx, services.signIn, undefined, undefined);

@@ -173,6 +173,33 @@ describe('refused page forms', () => {
   });
 });
 
+describe('the sign-up form', () => {
+  const signUpForm = (fields: Record<string, string>) =>
+    new DashboardBrowser(server.url).submit('/dashboard/sign-up', { organisation: 'Form School', email: uniqueEmail('form'), password: 'a long enough password', ...fields }, '');
+
+  test('fields the JSON sign-up refuses are refused as a 400 page naming the field, and no mail is sent', async () => {
+    const refused: [Record<string, string>, string][] = [
+      [{ organisation: 'o'.repeat(256) }, 'organisation'],
+      [{ organisation: 'o'.repeat(201) }, 'organisation'],
+      [{ email: `${'e'.repeat(250)}@example.org` }, 'email'],
+      [{ email: 'no-at-sign.example.org' }, 'email'],
+      [{ email: 'ඉමේල්@example.org' }, 'email'],
+      [{ password: 'p'.repeat(257) }, 'password'],
+    ];
+    for (const [fields, field] of refused) {
+      const { status, html } = await signUpForm(fields);
+      expect([field, status]).toEqual([field, 400]);
+      expect(html).toMatch(/^<!doctype html>/i);
+      expect(html).toContain(`Field &#39;${field}&#39;`);
+    }
+    const first = uniqueEmail('eve');
+    const second = uniqueEmail('third-party');
+    expect((await signUpForm({ email: `${first},${second}` })).status).toBe(400);
+    expect(await mailTo(first)).toEqual([]);
+    expect(await mailTo(second)).toEqual([]);
+  });
+});
+
 describe('password reset', () => {
   test('a mailed one-time link sets a new password and ends every session', async () => {
     const email = uniqueEmail('reset');

@@ -107,6 +107,20 @@ describe('API keys in the dashboard', () => {
     expect((await browser.page('/dashboard/keys/------------------------------------/revoke')).status).toBe(404);
     expect((await browser.submit('/dashboard/keys/------------------------------------/revoke')).status).toBe(404);
     expect((await browser.submit('/dashboard/keys', { name: 'a\u0000b' })).status).toBe(400);
+    const nulOrder = await browser.page('/dashboard/billing?order=x%00');
+    expect(nulOrder.status).toBe(400);
+    expect(nulOrder.html).toContain('Field &#39;order&#39;');
+  });
+
+  test('the key form takes the names the JSON operation takes: at most 100 characters', async () => {
+    const browser = await subscribedBrowser('form-name');
+    for (const length of [101, 256]) {
+      const { status, html } = await browser.submit('/dashboard/keys', { name: 'n'.repeat(length) });
+      expect([length, status]).toEqual([length, 400]);
+      expect(html).toContain('Field &#39;name&#39; must be at most 100 characters long.');
+    }
+    expect((await browser.submit('/dashboard/keys', { name: 'n'.repeat(100) })).status).toBe(201);
+    expect((await browser.client.GET('/dashboard/api/keys')).data!.keys.map((k) => k.name)).toEqual(['n'.repeat(100)]);
   });
 
   test('dashboard operations do not count toward the API limits of the account\'s keys', async () => {
