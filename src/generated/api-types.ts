@@ -497,7 +497,7 @@ export interface paths {
         put?: never;
         /**
          * Mail the verification link again
-         * @description Mails a new verification link to the signed-in person; earlier links stop working.
+         * @description Mails a new verification link to the signed-in person; earlier links stop working. Throttled per client address and per email address.
          */
         post: operations["resendVerificationEmail"];
         delete?: never;
@@ -3616,7 +3616,7 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description Too many attempts from this address or for this email address in the last 15 minutes (log-ins, sign-ups, password-reset requests). `Retry-After` gives the seconds to wait. */
+        /** @description Too many attempts from this address or for this email address in the last 15 minutes (log-ins, sign-ups, password-reset requests, verification mails asked for again). `Retry-After` gives the seconds to wait. */
         DashboardTooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4988,6 +4988,7 @@ export interface operations {
             202: components["responses"]["Accepted"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
+            429: components["responses"]["DashboardTooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -22,7 +22,7 @@ import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateSecr
 import { CATEGORIES, LANGUAGES, WEBHOOK_EVENT_TYPES } from '../generated/contract-values.js';
 import { accountAnalytics } from '../domain/usage/analytics.js';
 import { choosablePlans } from '../domain/plans/catalogue.js';
-import { logIn, requestPasswordReset, resetPassword, sendVerification, signUp, verifyEmail, type SignInContext } from '../domain/sign-in/accounts.js';
+import { logIn, requestPasswordReset, resendVerification, resetPassword, signUp, verifyEmail, type SignInContext } from '../domain/sign-in/accounts.js';
 import { endSession, findSession, type SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfToken } from '../domain/sign-in/tokens.js';
 import spec from '../generated/openapi.json' with { type: 'json' };
@@ -324,7 +324,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     {
       method: 'POST', path: /^\/dashboard\/verification-email$/, signedIn: true,
       run: async (page) => {
-        await sendVerification(signInContext(page), page.session!.user);
+        await resendVerification(signInContext(page), page.session!.user);
         redirect(page, '/dashboard?done=mail-sent');
       },
     },

@@ -62,6 +62,29 @@ describe('sign-up and email verification', () => {
   });
 });
 
+describe('the verification mail asked for again', () => {
+  test('is throttled per email address like reset requests, the JSON operation and the page\'s form together', async () => {
+    const email = uniqueEmail('resend');
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(email);
+    const resend = () => browser.client.POST('/dashboard/api/verification-email', { params: { header: { 'X-CSRF-Token': browser.csrf! } } });
+    expect((await resend()).response.status).toBe(202);
+    expect((await resend()).response.status).toBe(202);
+    expect((await browser.submit('/dashboard/verification-email')).status).toBe(303);
+    const refused = await resend();
+    expect(refused.response.status).toBe(429);
+    expect(refused.error).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
+    expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    const page = await browser.submit('/dashboard/verification-email');
+    expect(page.status).toBe(429);
+    expect(page.html).toMatch(/Too many attempts/);
+    // the sign-up's mail and the three asked for
+    expect(await mailTo(email)).toHaveLength(4);
+    clock.advance(16 * 60_000);
+    expect((await resend()).response.status).toBe(202);
+  });
+});
+
 describe('log-in, sessions and log-out', () => {
   test('log-in starts a new session and ends the one the browser brought (no session fixation)', async () => {
     const email = uniqueEmail('fixation');

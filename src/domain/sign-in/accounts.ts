@@ -70,6 +70,19 @@ export async function sendVerification(ctx: SignInContext, user: DashboardUser):
   });
 }
 
+/** Mails the verification link again, on request: throttled like reset requests, as each one sends a mail. */
+export async function resendVerification(ctx: SignInContext, user: DashboardUser): Promise<void> {
+  await beginAttempt(
+    ctx.em,
+    [
+      { client: `verify-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
+      { client: emailScope('verify-email', user.email), limit: ctx.settings.failuresPerEmail },
+    ],
+    ctx.now,
+  );
+  await sendVerification(ctx, user);
+}
+
 export async function logIn(ctx: SignInContext, input: { email: string; password: string }): Promise<NewSession> {
   const email = normalEmail(input.email);
   const attempt = await beginAttempt(
