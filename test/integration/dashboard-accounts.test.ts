@@ -240,6 +240,25 @@ describe('password reset', () => {
     expect(reused.response.status).toBe(404);
   });
 
+  test('a refused new password leaves the link working, in the JSON operation and the form', async () => {
+    const email = uniqueEmail('reset-refused');
+    await new DashboardBrowser(server.url).signUp(email, 'the first password');
+    const confirm = (token: string, password: string) => new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset/confirm', { body: { token, password } });
+    await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
+    const token = await linkToken(email, '/dashboard/reset-password');
+    expect((await confirm(token, email)).response.status).toBe(400);
+    expect((await confirm(token, 'the second password')).response.status).toBe(204);
+
+    await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
+    const formToken = await linkToken(email, '/dashboard/reset-password');
+    const form = (password: string) => new DashboardBrowser(server.url).submit('/dashboard/reset-password', { token: formToken, password }, '');
+    const refused = await form(email.toUpperCase());
+    expect(refused.status).toBe(400);
+    expect(refused.html).toMatch(/must not be your email address/);
+    expect((await form('the third password')).status).toBe(200);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'the third password')).status).toBe(200);
+  });
+
   test('an address without an account gets the same answer and no mail', async () => {
     const email = uniqueEmail('no-account');
     const { response } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });

@@ -15,13 +15,16 @@ export async function issueEmailToken(em: EntityManager, user: DashboardUser, pu
 }
 
 /**
- * Uses a token once: its user, or 404 when it is unknown, used or expired. The update is
+ * Uses a token once: its user, or 404 when it is unknown, used or expired. `check` may refuse the
+ * use before the token is taken, so that a refused attempt leaves the link working. The update is
  * conditional, so two concurrent uses of one token cannot both succeed.
  */
-export async function redeemEmailToken(em: EntityManager, token: string, purpose: EmailTokenPurpose, now: Date): Promise<DashboardUser> {
+export async function redeemEmailToken(em: EntityManager, token: string, purpose: EmailTokenPurpose, now: Date, check: (user: DashboardUser) => void = () => {}): Promise<DashboardUser> {
   const record = await em.findOne(EmailToken, { tokenHash: tokenHash(token), purpose }, { populate: ['user'] });
-  const taken = record && record.expiresAt > now ? await em.nativeUpdate(EmailToken, { id: record.id, usedAt: null }, { usedAt: now }) : 0;
-  if (!record || taken !== 1) {
+  const usable = record !== null && record.expiresAt > now && !record.usedAt;
+  if (usable) check(record.user);
+  const taken = usable ? await em.nativeUpdate(EmailToken, { id: record.id, usedAt: null }, { usedAt: now }) : 0;
+  if (!usable || taken !== 1) {
     const what = purpose === 'verify_email' ? 'verification link' : 'password-reset link';
     throw new NotFoundError(`This ${what} is invalid, expired or already used. Ask for a new one.`);
   }
