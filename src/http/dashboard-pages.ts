@@ -636,7 +636,8 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
 /** The end of the chosen day (UTC) of a date field, or a 400 naming the field. */
 function expiryDate(day: string): Date {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(day) ? new Date(`${day}T23:59:59Z`) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) throw new InvalidRequestError(`Field 'expires_on' must be a date like 2027-01-31, not '${day}'.`, [{ path: 'expires_on', message: 'not a date' }]);
+  // a day the month does not have (2027-02-31) is no date, though Date rolls it into the next month
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) throw new InvalidRequestError(`Field 'expires_on' must be a date like 2027-01-31, not '${day}'.`, [{ path: 'expires_on', message: 'not a date' }]);
   return date;
 }
 

@@ -123,6 +123,17 @@ describe('API keys in the dashboard', () => {
     expect((await browser.client.GET('/dashboard/api/keys')).data!.keys.map((k) => k.name)).toEqual(['n'.repeat(100)]);
   });
 
+  test('an expiry on a day the month does not have is refused by the form and the JSON operation, not moved to the next month', async () => {
+    const browser = await subscribedBrowser('form-date');
+    const form = await browser.submit('/dashboard/keys', { name: 'dated', expires_on: '2027-02-31' });
+    expect(form.status).toBe(400);
+    expect(form.html).toContain('Field &#39;expires_on&#39; must be a date');
+    expect((await createKey(browser, { name: 'dated', expires_at: '2027-02-31T23:59:59Z' })).response.status).toBe(400);
+    expect((await browser.client.GET('/dashboard/api/keys')).data!.keys).toEqual([]);
+    expect((await browser.submit('/dashboard/keys', { name: 'dated', expires_on: '2028-02-29' })).status).toBe(201);
+    expect((await browser.client.GET('/dashboard/api/keys')).data!.keys.map((k) => k.expires_at)).toEqual(['2028-02-29T23:59:59.000Z']);
+  });
+
   test('dashboard operations do not count toward the API limits of the account\'s keys', async () => {
     const browser = await subscribedBrowser('uncounted');
     const { data } = await createKey(browser, { name: 'counted' });
