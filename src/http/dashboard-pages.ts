@@ -429,8 +429,10 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'POST', path: new RegExp(`^/dashboard/keys/(${UUID})/roll$`), signedIn: true,
       run: orShow(keysPage)(async (page, match) => {
         const em = page.ctx.state.em;
-        const graceMinutes = Math.min(10_080, Math.max(0, Math.floor(Number(page.form.grace_minutes) || 0)));
-        const rolled = await rollKey(em, services.signIn.keyHashSecret, match[1]!, page.session!.accountId, graceMinutes * 60_000, page.now, page.session!.user.id);
+        const grace = page.form.grace_minutes ?? '';
+        // checked by the JSON operation's schema; text that is no whole number is refused there, never taken as 0
+        const body = validated('rollApiKey', { grace_minutes: /^\d+$/.test(grace) ? Number(grace) : Number.NaN });
+        const rolled = await rollKey(em, services.signIn.keyHashSecret, match[1]!, page.session!.accountId, body.grace_minutes * 60_000, page.now, page.session!.user.id);
         render(page, 'key-created', 'Your new API key', { key: rolled.key, rolledFrom: keyView(rolled.old, page.now) }, 201);
       }),
     },

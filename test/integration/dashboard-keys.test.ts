@@ -134,6 +134,20 @@ describe('API keys in the dashboard', () => {
     expect((await browser.client.GET('/dashboard/api/keys')).data!.keys.map((k) => k.expires_at)).toEqual(['2028-02-29T23:59:59.000Z']);
   });
 
+  test('the roll form takes the grace periods the JSON operation takes, and refuses others without revoking the key', async () => {
+    const browser = await subscribedBrowser('form-roll');
+    const { data } = await createKey(browser, { name: 'rolling' });
+    for (const grace of ['abc', '', '-5', '1.5', '10081']) {
+      const { status, html } = await browser.submit(`/dashboard/keys/${data!.api_key.id}/roll`, { grace_minutes: grace });
+      expect([grace, status]).toEqual([grace, 400]);
+      expect(html).toContain('Field &#39;grace_minutes&#39;');
+    }
+    expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+    expect((await browser.client.GET('/dashboard/api/keys')).data!.keys.map((k) => k.state)).toEqual(['active']);
+    expect((await browser.submit(`/dashboard/keys/${data!.api_key.id}/roll`, { grace_minutes: '60' })).status).toBe(201);
+    expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+  });
+
   test('dashboard operations do not count toward the API limits of the account\'s keys', async () => {
     const browser = await subscribedBrowser('uncounted');
     const { data } = await createKey(browser, { name: 'counted' });
