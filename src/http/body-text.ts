@@ -52,6 +52,11 @@ export async function readBodyText(ctx: Context, limit: number, kind: string): P
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new InvalidRequestError(`The request body is not valid UTF-8 text: send ${kind} encoded as UTF-8.`);
+    throw notUtf8('The request body', kind);
   }
+}
+
+/** The 400 for text that is not UTF-8: `what` names the text (the body, a part), `kind` what to send. */
+export function notUtf8(what: string, kind: string): InvalidRequestError {
+  return new InvalidRequestError(`${what} is not valid UTF-8 text: send ${kind} encoded as UTF-8.`);
 }

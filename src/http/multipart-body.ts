@@ -7,6 +7,7 @@ import { checkWellFormed, validated } from './body-checks.js';
 import { ClientClosedError, PayloadTooLargeError } from './http-errors.js';
 import { parserRefusal } from './server.js';
 import { whileBodyArrives } from './body-pauses.js';
+import { notUtf8 } from './body-text.js';
 import { parseJsonText } from './json-text.js';
 
 /** How the contract says each part is read: file parts (format: binary), JSON parts (encoding), text. */
@@ -126,7 +127,13 @@ export async function readMultipartBody(
 
   if (problems.length > 0) throw new InvalidRequestError(problems[0]!);
   const parts: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(fields)) parts[name] = rules.json.has(name) ? jsonPart(name, value, media.schema.properties?.[name]) : value;
+  for (const [name, value] of Object.entries(fields)) {
+    // busboy decodes a text part itself (as UTF-8 unless the part names another charset) and
+    // replaces bytes that are not UTF-8 with U+FFFD, handing over neither the bytes nor the
+    // charset: U+FFFD is their only trace, and text that holds one was damaged before it was sent
+    if (value.includes('\uFFFD')) throw notUtf8(`Part '${name}'`, 'it');
+    parts[name] = rules.json.has(name) ? jsonPart(name, value, media.schema.properties?.[name]) : value;
+  }
   checkWellFormed(parts);
   // file parts stand in as placeholders for the schema check (their count included); sizes are checked below
   const placeholders: Record<string, unknown> = {};

@@ -3,6 +3,7 @@ import { connect as connectTcp, type Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { newKey } from './support/accounts.js';
 import { apiClient, detailOf, expectSchema, sendRaw, type Schemas } from './support/contract.js';
+import { rawMultipart } from './support/raw-multipart.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // Requests built to hurt: each must get the documented error shape, quickly and in a small body,
@@ -84,6 +85,18 @@ describe('JSON bodies that cost more than their size', () => {
     const res = await postJson(body);
     expect(res.status).toBe(400);
     expect(detailOf(res.body)).toBe('The request body is not valid UTF-8 text: send JSON encoded as UTF-8.');
+  });
+
+  const notUtf8 = (before: string, after = '') => Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe, 0xfd]), Buffer.from(after)]);
+  test.each([
+    ['query', [{ name: 'query', bytes: notUtf8('') }]],
+    ['filters', [{ name: 'query', bytes: 'x' }, { name: 'filters', bytes: notUtf8('{"subject":"Bio', 'logy"}') }]],
+    ['query', [{ name: 'query', bytes: notUtf8('photo', 'synthesis'), type: 'text/plain; charset=utf-8' }]],
+  ])("a multipart part that is not UTF-8 is 400 naming the part '%s' (it used to become U+FFFD)", async (part, parts) => {
+    const { body, contentType } = rawMultipart(parts);
+    const res = await sendRaw(server.url, 'queryMultipart', { key, method: 'POST', headers: { 'Content-Type': contentType }, body });
+    expect(res.status).toBe(400);
+    expect(detailOf(res.body)).toBe(`Part '${part}' is not valid UTF-8 text: send it encoded as UTF-8.`);
   });
 
   test('a charset other than UTF-8 is 415', async () => {

@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { pdfWithPages } from '../support/pdf.js';
 import { newKey } from './support/accounts.js';
-import { sendRaw, type Schemas } from './support/contract.js';
+import { detailOf, sendRaw, type Schemas } from './support/contract.js';
 import { call, createKb, documentEvents, NOTES_METADATA, settled, storagePlan, upload, uploadForm, type KbDocument, type KnowledgeBase } from './support/knowledge-bases.js';
+import { rawMultipart } from './support/raw-multipart.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // Knowledge bases over the API, against the real server with its ingestion worker, PostgreSQL
@@ -85,6 +86,19 @@ describe('knowledge bases', () => {
     expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm({ name: 'a\u0001.md', bytes: 'x' }) })).status).toBe(400);
     expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0000' }) })).status).toBe(400);
     expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { subject: 'Bio\u0000' } })).status).toBe(400);
+    // bytes that are not UTF-8 in a text part: refused, not stored with U+FFFD in their place
+    const notUtf8 = Buffer.concat([Buffer.from('Bio'), Buffer.from([0xff]), Buffer.from('logy')]);
+    for (const [part, bytes] of [
+      ['metadata', Buffer.concat([Buffer.from('{"subject":"'), notUtf8, Buffer.from('","grade":"12","category":"short-notes","language":"english"}')])],
+      ['name', notUtf8],
+    ] as const) {
+      const parts = [{ name: 'file', filename: 'notes.md', bytes: '--- PAGE 1 ---\nx' }, { name: 'metadata', bytes: JSON.stringify(NOTES_METADATA) }];
+      const { body, contentType } = rawMultipart([...parts.filter((p) => p.name !== part), { name: part, bytes }]);
+      const res = await sendRaw(url(), 'uploadDocument', { key: owner.key, method: 'POST', path: { kb_id: kb.id }, headers: { 'Content-Type': contentType }, body });
+      expect(res.status).toBe(400);
+      expect(detailOf(res.body)).toBe(`Part '${part}' is not valid UTF-8 text: send it encoded as UTF-8.`);
+    }
+    expect((await call(url(), 'getKnowledgeBase', owner.key, { path: { kb_id: kb.id } })).body).toMatchObject({ documents: 0 });
     expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { limit: '0' } })).status).toBe(400);
     expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { cursor: 'bm90LWEtY3Vyc29y' } })).status).toBe(400);
     expect((await call(url(), 'getKnowledgeBase', owner.key, { path: { kb_id: 'no/such' } })).status).toBe(400);
