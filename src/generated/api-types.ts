@@ -1705,7 +1705,7 @@ export interface components {
              */
             errors?: {
                 /**
-                 * @description JSON Pointer to the offending field in the request body (`''` for the body itself).
+                 * @description JSON Pointer to the offending field in the request body (`''` for the body itself), or to the offending parameter (`/cursor`).
                  * @example /filters/language
                  */
                 path: string;

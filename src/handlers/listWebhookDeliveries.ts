@@ -10,7 +10,7 @@ function pageSize(raw: string | number | undefined): number {
   const text = String(raw);
   const n = Number(text);
   if (!/^\d{1,3}$/.test(text) || n < 1 || n > 100) {
-    throw new InvalidRequestError("Parameter 'limit' must be a whole number from 1 to 100.", [{ path: 'limit', message: 'must be a whole number from 1 to 100' }]);
+    throw new InvalidRequestError("Parameter 'limit' must be a whole number from 1 to 100.", [{ path: '/limit', message: 'must be a whole number from 1 to 100' }]);
   }
   return n;
 }

@@ -163,10 +163,13 @@ describe('webhook endpoints over the API', () => {
       const { response, error } = await client.POST(ENDPOINTS, { body: { url, event_types: ['api_key.created'] } });
       expect({ url, status: response.status }).toEqual({ url, status: 400 });
       expect((error as Schemas['Detail']).detail).toMatch(/^Field 'url': .* only HTTPS URLs to hosts with public addresses are\.$/);
+      // a JSON Pointer, as the contract's ValidationError says
+      expect((error as Schemas['ValidationError']).errors).toEqual([{ path: '/url', message: expect.any(String) }]);
     }
     const endpoint = await createEndpoint(key, receiverPath());
-    const { response } = await client.PATCH(ENDPOINT, { params: { path: { endpoint_id: endpoint.endpoint.id } }, body: { url: 'https://192.168.1.1/hook' } });
+    const { response, error } = await client.PATCH(ENDPOINT, { params: { path: { endpoint_id: endpoint.endpoint.id } }, body: { url: 'https://192.168.1.1/hook' } });
     expect(response.status).toBe(400);
+    expect((error as Schemas['ValidationError']).errors).toEqual([{ path: '/url', message: expect.any(String) }]);
     expect((await endpointOf(key, endpoint.endpoint.id)).url).toBe(endpoint.endpoint.url);
   });
 
@@ -190,7 +193,9 @@ describe('webhook endpoints over the API', () => {
     const cursor = (text: string) => `cursor=${Buffer.from(text).toString('base64url')}`;
     for (const query of ['limit=0', 'limit=101', 'limit=two', 'cursor=garbage', cursor(`-200000-01-01T00:00:00Z|${randomUUID()}`), cursor(`+275760-09-13T00:00:00.000Z|${randomUUID()}`)]) {
       const res = await withQuery(query);
-      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      const { errors } = (await res.json()) as Schemas['ValidationError'];
+      // errors[].path is a JSON Pointer to the parameter
+      expect({ query, status: res.status, paths: errors?.map((e) => e.path) }).toEqual({ query, status: 400, paths: [`/${query.split('=')[0]}`] });
     }
     // PostgreSQL's text holds no NUL: refused as a bad field, never a database error
     const nul = await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body: JSON.stringify({ url: receiver.url('/x'), event_types: ['api_key.created'], description: 'a\u0000b' }) });

@@ -15,6 +15,8 @@ describe('IP allow-lists', () => {
 
   test.each(['example.com', '300.1.1.1', '10.0.0.0/33', ''])('%j is refused', (entry) => {
     expect(() => normaliseAllowEntry(entry)).toThrow(/not a valid IP address/);
+    // errors[].path of the 400: a JSON Pointer to the request's field
+    expect(() => normaliseAllowEntry(entry)).toThrow(expect.objectContaining({ data: { problems: [{ path: '/allowed_ips', message: expect.any(String) }] } }));
   });
 
   test('matching covers ranges, IPv6 and IPv4 clients seen through IPv6 sockets', () => {

@@ -52,5 +52,5 @@ export function normaliseAllowEntry(entry: string): string {
 
 function notAnAddress(entry: string): InvalidRequestError {
   const message = `'${entry}' is not a valid IP address or CIDR range`;
-  return new InvalidRequestError(`Field 'allowed_ips': ${message} (for example 203.0.113.7 or 203.0.113.0/24).`, [{ path: 'allowed_ips', message }]);
+  return new InvalidRequestError(`Field 'allowed_ips': ${message} (for example 203.0.113.7 or 203.0.113.0/24).`, [{ path: '/allowed_ips', message }]);
 }

@@ -22,7 +22,7 @@ export function decodeCursor(cursor: string, isId: (id: string) => boolean = (id
   const [at = '', id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at);
   if (!id || rest.length > 0 || !isId(id) || !ISO_TIME.test(at) || Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) {
-    throw new InvalidRequestError("Parameter 'cursor' is not a cursor this operation gave: pass the next_cursor of the previous page.", [{ path: 'cursor', message: 'unknown cursor' }]);
+    throw new InvalidRequestError("Parameter 'cursor' is not a cursor this operation gave: pass the next_cursor of the previous page.", [{ path: '/cursor', message: 'unknown cursor' }]);
   }
   return { createdAt, id };
 }

@@ -42,7 +42,7 @@ export async function checkEndpointUrl(raw: string, network: WebhookNetwork): Pr
   } catch (error) {
     if (!(error instanceof UnsafeUrlError) && !isLookupFailure(error)) throw error;
     const message = `'${raw.slice(0, 200)}' is not allowed: only HTTPS URLs to hosts with public addresses are`;
-    throw new InvalidRequestError(`Field 'url': ${message}.`, [{ path: 'url', message }]);
+    throw new InvalidRequestError(`Field 'url': ${message}.`, [{ path: '/url', message }]);
   }
 }
 
