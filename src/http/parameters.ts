@@ -41,7 +41,7 @@ export function checkedParameters(c: OpenApiContext, ctx: Context): CheckedParam
   const validate = (validators as unknown as Record<string, ValidateFunction | undefined>)[c.operation.operationId ?? ''];
   if (validate) {
     checkWellFormed(values);
-    if (!validate(values)) throw invalidRequest(validate.errors ?? [], values);
+    if (!validate(values)) throw invalidRequest(validate.errors ?? [], values, { parameters: true });
   }
   for (const parameter of declared) {
     const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;

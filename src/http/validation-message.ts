@@ -1,9 +1,12 @@
 import type { ErrorObject } from 'ajv';
 import { InvalidRequestError, type FieldProblem } from '../domain/errors.js';
 
-/** Turns Ajv's errors into one sentence naming the field and the rule, plus the full list. */
-export function invalidRequest(errors: ErrorObject[], body: unknown): InvalidRequestError {
-  const problems = errors.filter((e) => e.keyword !== 'if').map((e) => ({ path: pointer(e), message: describe(e, body) }));
+/**
+ * Turns Ajv's errors into one sentence naming the field and the rule, plus the full list.
+ * `parameters`: the values are an operation's parameters, where a list is a name given more than once.
+ */
+export function invalidRequest(errors: ErrorObject[], body: unknown, { parameters = false } = {}): InvalidRequestError {
+  const problems = errors.filter((e) => e.keyword !== 'if').map((e) => ({ path: pointer(e), message: describe(e, body, parameters) }));
   const first: FieldProblem = problems[0] ?? { path: '', message: 'The request body is invalid.' };
   return new InvalidRequestError(first.message, problems);
 }
@@ -18,7 +21,7 @@ function fieldName(path: string): string {
   return path.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
 }
 
-function describe(e: ErrorObject, body: unknown): string {
+function describe(e: ErrorObject, body: unknown, parameters: boolean): string {
   const field = fieldName(e.instancePath);
   const name = `Field '${field}'`;
   const p = e.params as Record<string, unknown>;
@@ -28,8 +31,8 @@ function describe(e: ErrorObject, body: unknown): string {
     case 'additionalProperties':
       return `Unknown field '${fieldName(pointer(e))}': it is not part of this request${field ? ` object '${field}'` : ''}.`;
     case 'type': {
-      // a query parameter given twice arrives as a list
-      const twice = Array.isArray(lookup(body, e.instancePath)) && p.type !== 'array' ? ` (it was given more than once: give it once)` : '';
+      // a query parameter given twice arrives as a list; in a body, a list is only the wrong type
+      const twice = parameters && Array.isArray(lookup(body, e.instancePath)) && p.type !== 'array' ? ` (it was given more than once: give it once)` : '';
       return field ? `${name} must be of type ${String(p.type)}${twice}.` : `The request body must be a JSON ${String(p.type)}.`;
     }
     case 'enum':

@@ -99,6 +99,13 @@ describe('JSON bodies that cost more than their size', () => {
     expect(detailOf(res.body)).toBe(`Part '${part}' is not valid UTF-8 text: send it encoded as UTF-8.`);
   });
 
+  test('a list where a string belongs is the wrong type; only a query parameter given twice is called repeated', async () => {
+    const list = await postJson('{"query":"photosynthesis","filters":{"grade":["10"]}}');
+    expect([list.status, detailOf(list.body)]).toEqual([400, "Field 'filters.grade' must be of type string."]);
+    const twice = await fetch(`${server.url}/api/v1/dev/knowledge-bases/default/documents?limit=2&limit=3`, { headers: { 'X-API-Key': key } });
+    expect([twice.status, detailOf(await twice.json())]).toEqual([400, "Field 'limit' must be of type integer (it was given more than once: give it once)."]);
+  });
+
   test('a charset other than UTF-8 is 415', async () => {
     const res = await postJson('{"query":"photosynthesis"}', 'application/json; charset=iso-8859-1');
     expect(res.status).toBe(415);

@@ -22,6 +22,8 @@ describe('request validation messages name the field and the rule', () => {
     [{ query: 'x', extra: 1 }, "Unknown field 'extra': it is not part of this request."],
     [{ query: 'x', filters: { language: 'french' } }, "Field 'filters.language' must be one of: english, sinhala, tamil."],
     [{ query: 'x', filters: { grade: 10 } }, "Field 'filters.grade' must be of type string."],
+    // a list in a body is the wrong type, not a field given twice
+    [{ query: 'x', filters: { grade: ['10'] } }, "Field 'filters.grade' must be of type string."],
     [{ query: 'x', filters: { colour: 'red' } }, "Unknown field 'filters.colour': it is not part of this request object 'filters'."],
     [{ query: 'x', model: 'gpt-4' }, "Field 'model' must be one of: svcai-fast, svcai-thinking."],
     [{ query: 'x', attachments: Array.from({ length: 6 }, () => ({ url: 'https://example.org/a.pdf' })) }, 'Too many attachments: 6 were sent, at most 5 are allowed.'],
@@ -53,5 +55,5 @@ test('a query parameter given twice says so', () => {
   const validate = (parameterValidators as unknown as Record<string, Validate>).listDocuments!;
   const values = { kb_id: 'kb_x', limit: ['2', '3'] };
   expect(validate(values)).toBe(false);
-  expect(invalidRequest(validate.errors ?? [], values).message).toBe("Field 'limit' must be of type integer (it was given more than once: give it once).");
+  expect(invalidRequest(validate.errors ?? [], values, { parameters: true }).message).toBe("Field 'limit' must be of type integer (it was given more than once: give it once).");
 });
