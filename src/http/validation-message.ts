@@ -11,6 +11,17 @@ export function invalidRequest(errors: ErrorObject[], body: unknown, { parameter
   return new InvalidRequestError(first.message, problems);
 }
 
+// the contract's patterns in words: a regular expression is no rule a person can act on
+const PATTERN_RULES: Record<string, string> = {
+  [String.raw`\S`]: 'must contain at least one non-whitespace character',
+  [String.raw`^[^\x00-\x1F\x7F-\x9F]+$`]: 'must not contain control characters',
+  [String.raw`^[^\x00-\x1F\x7F-\x9F\s]([^\x00-\x1F\x7F-\x9F]*[^\x00-\x1F\x7F-\x9F\s])?$`]: 'must not contain control characters, nor start or end with a space',
+  [String.raw`^[A-Za-z0-9_-]{1,64}$`]: 'must be 1 to 64 letters, digits, underscores or hyphens',
+  [String.raw`^[A-Za-z0-9_-]+$`]: 'must contain only letters, digits, underscores or hyphens',
+  [String.raw`^[\x21-\x7E]{1,255}$`]: 'must be 1 to 255 printable ASCII characters, without spaces',
+  [String.raw`^[^@\s]{1,64}@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9-]{2,63}$`]: 'must be an email address, like name@example.com',
+};
+
 function pointer(e: ErrorObject): string {
   const extra = e.keyword === 'additionalProperties' ? `/${(e.params as { additionalProperty: string }).additionalProperty}`
     : e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
@@ -49,7 +60,7 @@ function describe(e: ErrorObject, body: unknown, parameters: boolean): string {
         : `${name} must have at most ${String(p.limit)} items (${count} were sent).`;
     }
     case 'pattern':
-      return field === 'query' ? `${name} must contain at least one non-whitespace character.` : `${name} has an invalid format (expected ${String(p.pattern)}).`;
+      return `${name} ${PATTERN_RULES[String(p.pattern)] ?? 'has an invalid format'}.`;
     case 'format':
       return `${name} must be a valid ${String(p.format)}.`;
     case 'minProperties':

@@ -84,6 +84,14 @@ describe('knowledge bases', () => {
     // text that cannot be stored or shown: control characters (a NUL byte)
     expect((await call(url(), 'createKnowledgeBase', owner.key, { json: { name: 'a\u0000b' } })).status).toBe(400);
     expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm({ name: 'a\u0001.md', bytes: 'x' }) })).status).toBe(400);
+    // a pattern's rule in words, not as its regular expression
+    const detail = async (operationId: string, options: Parameters<typeof call>[3]) => {
+      const res = await call(url(), operationId, owner.key, options);
+      return [res.status, (res.body as Schemas['Detail']).detail];
+    };
+    expect(await detail('createKnowledgeBase', { json: { name: ' x' } })).toEqual([400, "Field 'name' must not contain control characters, nor start or end with a space."]);
+    expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), NOTES_METADATA, 'a\u0001b') })).toEqual([400, "Field 'name' must not contain control characters."]);
+    expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0001' }) })).toEqual([400, "Field 'metadata.subject' must not contain control characters."]);
     expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0000' }) })).status).toBe(400);
     expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { subject: 'Bio\u0000' } })).status).toBe(400);
     // bytes that are not UTF-8 in a text part: refused, not stored with U+FFFD in their place

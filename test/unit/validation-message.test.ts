@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { ErrorObject } from 'ajv';
 import * as parameterValidators from '../../src/generated/parameter-validators.js';
 import * as validators from '../../src/generated/request-validators.js';
+import contract from '../../src/generated/openapi.json' with { type: 'json' };
 import { invalidRequest } from '../../src/http/validation-message.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -56,4 +57,28 @@ test('a query parameter given twice says so', () => {
   const values = { kb_id: 'kb_x', limit: ['2', '3'] };
   expect(validate(values)).toBe(false);
   expect(invalidRequest(validate.errors ?? [], values, { parameters: true }).message).toBe("Field 'limit' must be of type integer (it was given more than once: give it once).");
+});
+
+test('every pattern of a request in the contract is told in words, never as the regular expression', () => {
+  const patterns = new Set<string>();
+  const seen = new Set<unknown>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    const { $ref, pattern } = node as { $ref?: string; pattern?: unknown };
+    if ($ref) return walk($ref.slice(2).split('/').reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], contract));
+    if (typeof pattern === 'string') patterns.add(pattern);
+    for (const [key, value] of Object.entries(node)) if (key !== 'examples') walk(value);
+  };
+  for (const item of Object.values(contract.paths)) {
+    for (const operation of Object.values(item) as { requestBody?: unknown; parameters?: unknown }[]) {
+      walk(operation.requestBody);
+      walk(operation.parameters);
+    }
+  }
+  expect(patterns.size).toBeGreaterThan(0);
+  for (const pattern of patterns) {
+    const error = { keyword: 'pattern', instancePath: '/name', schemaPath: '#/properties/name/pattern', params: { pattern } } as ErrorObject;
+    expect({ pattern, message: invalidRequest([error], {}).message }).toEqual({ pattern, message: expect.not.stringMatching(/invalid format|\\/) });
+  }
 });
