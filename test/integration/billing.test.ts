@@ -103,6 +103,39 @@ async function subscriptionOf(browser: DashboardBrowser) {
   return (await browser.client.GET('/dashboard/api/session')).data!.subscription;
 }
 
+/** How many of the order's notifications have been processed. */
+async function processedNotices(orderId: string): Promise<number> {
+  const rows = await server.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from payment_notification where order_id = ? and processed_at is not null', [orderId]);
+  return rows[0]!.n;
+}
+
+/** The gateway's recurring payments named by the order's notifications, in the order received. */
+async function recurringOfOrder(orderId: string): Promise<string[]> {
+  const rows = await server.orm.em.fork().execute<{ body: string }[]>('select body from payment_notification where order_id = ? order by id', [orderId]);
+  return [...new Set(rows.map((r) => new URLSearchParams(r.body).get('subscription_id')!))];
+}
+
+/**
+ * A notification for the order signed as PayHere signs it, with fields of its own: md5sig covers
+ * the merchant, order, amount, currency and status only, so this is what a copy of a real one can be.
+ */
+async function sendSigned(order: Schemas['Checkout'], fields: Record<string, string>): Promise<void> {
+  const secret = process.env.PAYHERE_MERCHANT_SECRET!;
+  const signed = { merchant_id: order.fields.merchant_id!, order_id: order.order_id, payhere_amount: order.fields.amount!, payhere_currency: 'LKR', status_code: '2' };
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
+  const md5sig = md5(`${signed.merchant_id}${signed.order_id}${signed.payhere_amount}${signed.payhere_currency}${signed.status_code}${md5(secret)}`);
+  const body = new URLSearchParams({ ...signed, md5sig, ...fields });
+  expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() })).status).toBe(200);
+}
+
+function cancel(browser: DashboardBrowser) {
+  return browser.client.POST('/dashboard/api/subscription/cancel', { params: { header: { 'X-CSRF-Token': browser.csrf! } } });
+}
+
+function subscribeFree(browser: DashboardBrowser) {
+  return browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { plan: 'free' } });
+}
+
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -180,23 +213,12 @@ describe('paid plans through the PayHere sandbox', () => {
 
     // a copy of a real renewal with a payment id and a next charge date of its own (neither is
     // signed) does not pay for the years it names
-    const secret = process.env.PAYHERE_MERCHANT_SECRET!;
-    const signed = { merchant_id: order.fields.merchant_id!, order_id: order.order_id, payhere_amount: order.fields.amount!, payhere_currency: 'LKR', status_code: '2' };
-    const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
-    const md5sig = md5(`${signed.merchant_id}${signed.order_id}${signed.payhere_amount}${signed.payhere_currency}${signed.status_code}${md5(secret)}`);
-    const copy = new URLSearchParams({ ...signed, md5sig, payment_id: '4971894179', recurring: '1', message_type: 'RECURRING_INSTALLMENT_SUCCESS', item_rec_status: '0', item_rec_date_next: '2099-12-31', subscription_id: gatewayId });
-    expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: copy.toString() })).status).toBe(200);
-    await until(
-      () => server.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from payment_notification where order_id = ? and processed_at is not null", [order.order_id]),
-      (r) => r[0]!.n === 4,
-    );
+    await sendSigned(order, { payment_id: '4971894179', recurring: '1', message_type: 'RECURRING_INSTALLMENT_SUCCESS', item_rec_status: '0', item_rec_date_next: '2099-12-31', subscription_id: gatewayId });
+    await until(() => processedNotices(order.order_id), (n) => n === 4);
     expect(await subscriptionOf(browser)).toMatchObject({ state: 'active', current_period_end: latestEnd });
 
     await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'failed' });
-    await until(
-      () => server.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from payment_notification where order_id = ? and processed_at is not null", [order.order_id]),
-      (r) => r[0]!.n === 5,
-    );
+    await until(() => processedNotices(order.order_id), (n) => n === 5);
     expect(await subscriptionOf(browser)).toMatchObject({ state: 'active', current_period_end: latestEnd });
 
     await sandboxCall('/sandbox/stop', { subscription_id: gatewayId });
@@ -265,13 +287,12 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
     expect(await gatewayState(pro)).toBe('active');
 
-    const cancel = () => browser.client.POST('/dashboard/api/subscription/cancel', { params: { header: { 'X-CSRF-Token': browser.csrf! } } });
-    const cancelled = await cancel();
+    const cancelled = await cancel(browser);
     expect(cancelled.response.status).toBe(200);
     expect(cancelled.data!.state).toBe('cancelled');
     expect(await until(() => gatewayState(pro), (s) => s === 'cancelled')).toBe('cancelled');
     expect((await createKey(browser)).response.status).toBe(402);
-    expect((await cancel()).response.status).toBe(409);
+    expect((await cancel(browser)).response.status).toBe(409);
   });
 
   test('going back to Free from a paid plan takes effect at once and stops the recurring payments', async () => {
@@ -279,10 +300,71 @@ describe('paid plans through the PayHere sandbox', () => {
     await paidFor(browser, 'starter');
     const { data } = await createKey(browser);
     const starter = (await gatewaySubscriptionOf(browser))!;
-    const free = await browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { plan: 'free' } });
+    const free = await subscribeFree(browser);
     expect(free.data).toMatchObject({ plan: 'Free', state: 'active' });
     expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).data!.current_plan.name).toBe('Free');
     expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
+  });
+
+  test('a renewal charged before the customer cancels or goes back to Free, noticed after, brings nothing back', async () => {
+    for (const giveUp of [cancel, subscribeFree]) {
+      const browser = await verifiedBrowser('late-renewal');
+      const order = await checkout(browser, 'starter');
+      await payOnGateway(order, 'paid');
+      expect(await orderState(browser, order.order_id, (s) => s === 'paid')).toBe('paid');
+      const gatewayId = (await gatewaySubscriptionOf(browser))!;
+      // the gateway charges the next month now; its notice reaches the service after the change
+      await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'success', delay_ms: 2000 });
+      expect((await giveUp(browser)).response.status).toBe(200);
+      const after = await subscriptionOf(browser);
+      expect(after).not.toMatchObject({ plan: 'Starter', state: 'active' });
+      expect(await until(() => processedNotices(order.order_id), (n) => n === 2)).toBe(2);
+      expect(await subscriptionOf(browser)).toEqual(after);
+      // the money taken is still invoiced, and the recurring payments stay stopped
+      expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(2);
+      expect(await until(() => gatewayState(gatewayId), (s) => s === 'cancelled')).toBe('cancelled');
+    }
+  });
+
+  test('the same checkout form paid twice leaves one recurring payment for the order, and cancelling leaves none', async () => {
+    const browser = await verifiedBrowser('paid-twice');
+    const order = await checkout(browser, 'starter');
+    await payOnGateway(order, 'paid');
+    expect(await until(() => processedNotices(order.order_id), (n) => n === 1)).toBe(1);
+    await payOnGateway(order, 'paid');
+    expect(await until(() => processedNotices(order.order_id), (n) => n === 2)).toBe(2);
+    const recurring = await recurringOfOrder(order.order_id);
+    expect(recurring).toHaveLength(2);
+    const states = () => Promise.all(recurring.map(gatewayState));
+    expect((await until(states, (s) => s.includes('cancelled'))).sort()).toEqual(['active', 'cancelled']);
+    // the one left running is the one the account stops when it cancels
+    const kept = (await gatewaySubscriptionOf(browser))!;
+    expect(await gatewayState(kept)).toBe('active');
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
+    expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(2);
+
+    expect((await cancel(browser)).response.status).toBe(200);
+    expect(await until(states, (s) => s.every((state) => state === 'cancelled'))).toEqual(['cancelled', 'cancelled']);
+  });
+
+  test('of two open checkouts the one paid last gives the plan, whichever was opened first; a copy of the other\'s payment changes nothing', async () => {
+    const browser = await verifiedBrowser('paid-last');
+    const enterprise = await checkout(browser, 'enterprise');
+    const starter = await checkout(browser, 'starter');
+    await payOnGateway(starter, 'paid');
+    expect(await orderState(browser, starter.order_id, (s) => s === 'paid')).toBe('paid');
+    const starterRecurring = (await gatewaySubscriptionOf(browser))!;
+    await payOnGateway(enterprise, 'paid');
+    expect(await orderState(browser, enterprise.order_id, (s) => s === 'paid')).toBe('paid');
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Enterprise', state: 'active' });
+    const enterpriseRecurring = (await gatewaySubscriptionOf(browser))!;
+    expect(await until(() => gatewayState(starterRecurring), (s) => s === 'cancelled')).toBe('cancelled');
+    expect(await gatewayState(enterpriseRecurring)).toBe('active');
+
+    await sendSigned(starter, { payment_id: '4971894180', recurring: '1', message_type: 'AUTHORIZATION_SUCCESS', item_rec_status: '0', subscription_id: starterRecurring });
+    expect(await until(() => processedNotices(starter.order_id), (n) => n === 2)).toBe(2);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Enterprise', state: 'active' });
+    expect(await gatewayState(enterpriseRecurring)).toBe('active');
   });
 
   // runs last: it moves the server's clock past the trial

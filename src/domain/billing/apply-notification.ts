@@ -21,7 +21,8 @@ const MAX_AHEAD_MS = 65 * 86_400_000;
 /**
  * Applies one stored notification to the account it concerns, exactly once: the row is locked
  * and marked processed in the same transaction as the change. Safe to run again (a retried job).
- * Transitions (README "Subscriptions"): paid or renewed -> active until the next charge date;
+ * Transitions (README "Subscriptions"): an order's first payment -> active on its plan, and a
+ * renewal of the current order -> active, until the next charge date;
  * declined -> the order is declined, the subscription unchanged; stopped -> cancelled; charged
  * back -> expired; a failed renewal changes nothing (the paid period runs out by itself).
  */
@@ -79,19 +80,22 @@ async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (payment_id) do nothing`,
     [randomUUID(), order.account.id, order.id, event.paymentId, order.plan.name, order.amount, order.currency, periodStart, periodEnd, now],
   );
+  const firstPayment = order.paidAt === null;
   order.state = 'paid';
   order.paidAt ??= now;
-  // a late notice of an older order never replaces a plan chosen after it
-  if (subscription?.orderId && !current) {
-    const chosen = await tx.findOne(CheckoutOrder, { id: subscription.orderId });
-    if (chosen && chosen.createdAt > order.createdAt) {
-      if (event.gatewaySubscriptionId) stop.push(event.gatewaySubscriptionId);
-      return 'paid: invoice recorded, a later order decides the plan';
-    }
-  }
-  if (subscription && current && subscription.state === 'cancelled') {
-    if (event.gatewaySubscriptionId) stop.push(event.gatewaySubscriptionId);
-    return 'paid: invoice recorded, the subscription was cancelled';
+  const recorded = subscription?.gatewaySubscriptionId ?? null;
+  const gatewayId = event.gatewaySubscriptionId;
+  // The first payment of an order is the most recent choice of plan and replaces any other (the
+  // order it was created in does not matter). Any other notice (a renewal, a repeat, the same form
+  // paid twice) only carries on the account's current order while it is active, on the recurring
+  // payments recorded for it: a cancelled plan, or one replaced by Free, a trial or another order,
+  // is never brought back by its late notices.
+  const carriesOn = current && subscription.state === 'active' && (!recorded || !gatewayId || gatewayId === recorded);
+  if (!(event.kind === 'paid' && firstPayment) && !carriesOn) {
+    // money taken for recurring payments no plan is paid by: they stop
+    if (gatewayId && gatewayId !== recorded) stop.push(gatewayId);
+    const why = !current ? 'the order no longer gives the plan' : subscription.state !== 'active' ? `the subscription is ${subscription.state}` : `the order's recurring payments are ${recorded}`;
+    return `${event.kind}: invoice recorded, ${why}`;
   }
   const hadPlan = subscription !== null && isUsable(subscription, now);
   const target =
