@@ -207,7 +207,7 @@ describe('bad requests get the documented errors and still count', () => {
     ['{"query": "x", "extra": true}', 400, "Unknown field 'extra'"],
     ['{"query": "x", "filters": {"language": "french"}}', 400, "Field 'filters.language' must be one of"],
     ['{"query": "x", "filters": {"grade": 10}}', 400, "Field 'filters.grade' must be of type string"],
-    ['{"query": "x", "store_id": "bad store!"}', 400, "Field 'store_id' has an invalid format"],
+    ['{"query": "x", "store_id": "bad store!"}', 400, "Field 'store_id' must be 1 to 64 letters, digits, underscores or hyphens."],
     ['{"query": "   "}', 400, "Field 'query' must contain at least one non-whitespace character."],
     ['{"store_id": "default"}', 400, "Field 'query' is required."],
     ['{"query": "x", "attachments": [{"url":"https://a.lk/1"},{"url":"https://a.lk/2"},{"url":"https://a.lk/3"},{"url":"https://a.lk/4"},{"url":"https://a.lk/5"},{"url":"https://a.lk/6"}]}', 400, 'at most 5 are allowed'],
