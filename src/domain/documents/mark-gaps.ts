@@ -107,16 +107,19 @@ export const hasSinhalaOrTamil = (page: string): boolean => SINHALA_OR_TAMIL.tes
  * The fault is the font's: where a file shows it, every page may have it.
  */
 export function breaksBeforeLastLetter(pages: string[]): boolean {
-  const text = pages.join('\n');
-  const breaks = text.match(LAST_LETTER_ALONE)?.length ?? 0;
-  return breaks > 0 && breaks * WORDS_PER_BREAK >= (text.match(SINHALA_OR_TAMIL_WORD)?.length ?? 0);
+  return showsOften(pages, LAST_LETTER_ALONE, 1, WORDS_PER_BREAK);
 }
 
 /** Whether a file's text shows words run together at a space that poppler did not see, as LKLUG's fallback above. */
 export function runsWordsTogether(pages: string[]): boolean {
+  return showsOften(pages, VOWEL_INSIDE_WORD, MIN_VOWELS_INSIDE, WORDS_PER_VOWEL_INSIDE);
+}
+
+/** Whether a file's text has `pattern` at least `least` times and at least once in every `perWords` of its Sinhala and Tamil words. */
+function showsOften(pages: string[], pattern: RegExp, least: number, perWords: number): boolean {
   const text = pages.join('\n');
-  const inside = text.match(VOWEL_INSIDE_WORD)?.length ?? 0;
-  return inside >= MIN_VOWELS_INSIDE && inside * WORDS_PER_VOWEL_INSIDE >= (text.match(SINHALA_OR_TAMIL_WORD)?.length ?? 0);
+  const found = text.match(pattern)?.length ?? 0;
+  return found >= least && found * perWords >= (text.match(SINHALA_OR_TAMIL_WORD)?.length ?? 0);
 }
 
 /**
@@ -161,10 +164,7 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
       end !== undefined &&
       (b.xMin - end <= SAME_WORD * height || (marked && !alone && spannedByGlyph(a, b, drawnOn(a)))) &&
       !spaceBefore(a, b, drawnOn(a));
-    const key = `${a.text} ${b.text}`;
-    const places = pairs.get(key);
-    if (places) places.push(oneWord);
-    else pairs.set(key, [oneWord]);
+    addPlace(pairs, `${a.text} ${b.text}`, oneWord);
   }
   return pairs;
 }
@@ -178,18 +178,13 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
 export function spacedWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPairs {
   const pairs: WordPairs = new Map();
   const drawnOn = onLine(drawn);
-  const add = (key: string, spaced: boolean) => {
-    const places = pairs.get(key);
-    if (places) places.push(spaced);
-    else pairs.set(key, [spaced]);
-  };
   for (const [i, a] of words.entries()) {
     // LibreOffice: words one box, with spaces drawn inside it
     const parts = partsAtSpaces(a, drawnOn(a));
-    for (let k = 0; k + 1 < parts.length; k++) add(`${parts[k]} ${parts[k + 1]}`, true);
+    for (let k = 0; k + 1 < parts.length; k++) addPlace(pairs, `${parts[k]} ${parts[k + 1]}`, true);
     const b = words[i + 1];
     if (!b || !sameLine(a, b) || b.xMin <= a.xMin || b.xMin - a.xMax > SAME_WORD * (a.yMax - a.yMin)) continue;
-    add(`${a.text} ${b.text}`, spaceBefore(a, b, drawnOn(a)));
+    addPlace(pairs, `${a.text} ${b.text}`, spaceBefore(a, b, drawnOn(a)));
   }
   return pairs;
 }
@@ -240,6 +235,13 @@ export function splitWords(page: string, pairs: WordPairs): string {
     }
     return parts.length === 0 ? word : [...parts, word.slice(start)].join(' ');
   });
+}
+
+/** Notes one more place of a pair, in the page's order. */
+function addPlace(pairs: WordPairs, key: string, value: boolean): void {
+  const places = pairs.get(key);
+  if (places) places.push(value);
+  else pairs.set(key, [value]);
 }
 
 const sameLine = (a: WordBox, b: WordBox) => Math.abs(a.yMin - b.yMin) <= 0.25 * (a.yMax - a.yMin);
