@@ -7,8 +7,11 @@
 // (POST /pay/complete: outcome=paid|declined, and for tests duplicate=1 and delay_ms=N).
 // Control side (JSON): POST /sandbox/renew {subscription_id, outcome: success|failed, count, reversed},
 // POST /sandbox/stop {subscription_id}, GET /sandbox/notifications, GET /sandbox/subscriptions/<id>.
-// Merchant side: the Subscription Manager API, POST /merchant/v1/oauth/token (HTTP Basic with the
-// app id and secret) and POST /merchant/v1/subscription/cancel (Bearer token).
+// Merchant side: POST /merchant/v1/oauth/token (HTTP Basic with the app id and secret), then with
+// the Bearer token the Subscription Manager API (POST /merchant/v1/subscription/cancel,
+// GET /merchant/v1/subscription/<id>/payments) and the Retrieval API
+// (GET /merchant/v1/payment/search?order_id=<order>), which list the payments taken.
+// A renewal is dated the day it falls due, as if the months had passed.
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { commandLine, usageError } from './lib/command-line.js';
@@ -49,6 +52,16 @@ interface Recurring {
   installments: number;
   next: Date;
 }
+interface Payment {
+  payment_id: number;
+  order_id: string;
+  date: string;
+  description: string;
+  status: 'RECEIVED';
+  currency: string;
+  amount: number;
+  subscription_id: string | null;
+}
 interface Sent {
   notify_url: string;
   fields: Record<string, string>;
@@ -58,14 +71,18 @@ interface Sent {
 const checkouts = new Map<string, Checkout>();
 const recurring = new Map<string, Recurring>();
 const sent: Sent[] = [];
+const payments: Payment[] = [];
 const cancelled = new Set<string>();
 const tokens = new Set<string>();
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
+/** PayHere's dates are Sri Lanka time (UTC+05:30), `2026-01-16 12:28:28`. */
+const colombo = (d: Date) => new Date(d.getTime() + 330 * 60_000).toISOString().slice(0, 19).replace('T', ' ');
 const addMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()));
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function notification(checkout: Checkout, statusCode: string, extra: Record<string, string>): Record<string, string> {
+/** A signed notice; a successful one records its payment, taken at `paidAt`, for the merchant API to list. */
+function notification(checkout: Checkout, statusCode: string, extra: Record<string, string>, paidAt = new Date()): Record<string, string> {
   const f = checkout.fields;
   const amount = Number(f.amount).toFixed(2);
   const fields: Record<string, string> = {
@@ -82,6 +99,18 @@ function notification(checkout: Checkout, statusCode: string, extra: Record<stri
     ...extra,
   };
   fields.md5sig = md5(`${merchantId}${fields.order_id}${amount}${fields.payhere_currency}${statusCode}${secretHash}`);
+  if (statusCode === '2') {
+    payments.push({
+      payment_id: Number(fields.payment_id),
+      order_id: fields.order_id!,
+      date: colombo(paidAt),
+      description: f.items!,
+      status: 'RECEIVED',
+      currency: fields.payhere_currency!,
+      amount: Number(amount),
+      subscription_id: extra.subscription_id ?? null,
+    });
+  }
   return fields;
 }
 
@@ -124,6 +153,8 @@ function page(res: ServerResponse, status: number, title: string, body: string):
 function json(res: ServerResponse, status: number, value: unknown): void {
   res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
 }
+
+const authorised = (req: IncomingMessage) => tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''));
 
 const REQUIRED = ['merchant_id', 'return_url', 'cancel_url', 'notify_url', 'order_id', 'items', 'currency', 'amount', 'hash'];
 
@@ -182,6 +213,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     } else {
       for (let i = 0; i < Math.max(1, Math.min(12, body.count ?? 1)); i++) {
         const ok = body.outcome !== 'failed';
+        const due = rec.next;
         if (ok) {
           rec.installments += 1;
           rec.next = addMonth(rec.next);
@@ -193,7 +225,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
             item_rec_status: ok ? '0' : '-2',
             item_rec_date_next: day(rec.next),
             item_rec_install_paid: String(rec.installments),
-          }),
+          }, due),
         );
       }
     }
@@ -214,16 +246,23 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     tokens.add(token);
     return json(res, 200, { access_token: token, token_type: 'bearer', expires_in: 599, scope: 'SANDBOX' });
   }
+  const listed = /^\/merchant\/v1\/subscription\/([^/]+)\/payments$/.exec(url.pathname);
+  if (req.method === 'GET' && (listed || url.pathname === '/merchant/v1/payment/search')) {
+    if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
+    const found = listed ? payments.filter((p) => p.subscription_id === listed[1]) : payments.filter((p) => p.order_id === url.searchParams.get('order_id'));
+    if (found.length === 0) return json(res, 200, { status: -1, msg: 'No payments found', data: null });
+    return json(res, 200, { status: 1, msg: 'Found payments', data: found.map(({ subscription_id: _, ...p }) => p) });
+  }
   if (req.method === 'POST' && url.pathname === '/merchant/v1/subscription/cancel') {
     const body = JSON.parse((await readBody(req)) || '{}') as { subscription_id?: string | number };
-    if (!tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return json(res, 401, { error: 'invalid_token' });
+    if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
     const id = String(body.subscription_id);
     if (!recurring.has(id)) return json(res, 200, { status: -1, msg: 'Subscription not found or already cancelled', data: null });
     recurring.delete(id);
     cancelled.add(id);
     return json(res, 200, { status: 1, msg: 'Successfully cancelled the subscription', data: null });
   }
-  page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, GET /sandbox/notifications</p>');
+  page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, GET /sandbox/notifications, the merchant API under /merchant/v1</p>');
 }
 
 const server = createServer((req, res) => {

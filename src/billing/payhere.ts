@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { CheckoutForm, CheckoutRequest, PaymentEventKind, PaymentGateway, ReadNotification } from '../domain/ports/payment-gateway.js';
+import type { CheckoutForm, CheckoutRequest, ConfirmedPayment, PaymentEvent, PaymentEventKind, PaymentGateway, ReadNotification } from '../domain/ports/payment-gateway.js';
 
 // PayHere (https://support.payhere.lk, Checkout and Recurring APIs): a form posted by the
 // customer's browser to /pay/checkout with an MD5 `hash`, and server-to-server notifications to
@@ -8,6 +8,10 @@ import type { CheckoutForm, CheckoutRequest, PaymentEventKind, PaymentGateway, R
 //   md5sig = UPPER(MD5(merchant_id + order_id + payhere_amount + payhere_currency + status_code + UPPER(MD5(secret))))
 // status_code: 2 success, 0 pending, -1 cancelled, -2 failed, -3 charged back. Recurring
 // notifications add message_type, subscription_id and item_rec_date_next.
+// md5sig leaves out the payment id, message type and dates, so a copy of one notice can claim any
+// of them: a payment is believed once the merchant API (OAuth client credentials) lists it,
+// GET /payment/search?order_id= (Retrieval API) or GET /subscription/<id>/payments (Subscription
+// Manager API), each answering {status: 1, data: [{payment_id, order_id, date, status, currency, amount}]}.
 
 export interface PayHereSettings {
   merchantId: string;
@@ -22,8 +26,18 @@ export interface PayHereSettings {
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
 
+interface ListedPayment {
+  payment_id?: string | number;
+  order_id?: string;
+  date?: string;
+  status?: string;
+  currency?: string;
+  amount?: string | number;
+}
+
 export class PayHereGateway implements PaymentGateway {
   private readonly secretHash: string;
+  private token: { value: string; until: number } | null = null;
 
   constructor(private readonly settings: PayHereSettings) {
     this.secretHash = md5(settings.merchantSecret);
@@ -57,26 +71,49 @@ export class PayHereGateway implements PaymentGateway {
     };
   }
 
-  /** Subscription Manager API: an OAuth client-credentials token, then POST /subscription/cancel. */
+  /** Subscription Manager API: POST /subscription/cancel. */
   async cancelRecurring(gatewaySubscriptionId: string): Promise<void> {
-    const basic = Buffer.from(`${this.settings.appId}:${this.settings.appSecret}`).toString('base64');
-    const tokenResponse = await fetch(`${this.settings.apiUrl}/oauth/token`, {
-      method: 'POST',
-      headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials',
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!tokenResponse.ok) throw new Error(`PayHere token request answered ${tokenResponse.status}`);
-    const { access_token: token } = (await tokenResponse.json()) as { access_token?: string };
-    if (!token) throw new Error('PayHere gave no access token');
-    const response = await fetch(`${this.settings.apiUrl}/subscription/cancel`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ subscription_id: gatewaySubscriptionId }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const response = await this.merchantApi('/subscription/cancel', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ subscription_id: gatewaySubscriptionId }) });
     const result = (await response.json().catch(() => ({}))) as { status?: number; msg?: string };
     if (!response.ok || result.status !== 1) throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
+  }
+
+  async confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null> {
+    const recurring = event.gatewaySubscriptionId;
+    // the subscription id is not signed either: one that is no PayHere id is never sent on
+    if (recurring !== null && !/^\d{1,20}$/.test(recurring)) return null;
+    const path = recurring !== null ? `/subscription/${recurring}/payments` : `/payment/search?order_id=${encodeURIComponent(event.orderId)}`;
+    const response = await this.merchantApi(path, { method: 'GET' });
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(`PayHere's payment lookup answered ${response.status}`);
+    const result = (await response.json()) as { status?: number; data?: ListedPayment[] | null };
+    const payments = result.status === 1 && Array.isArray(result.data) ? result.data : [];
+    // listed for this order (the signed part of the notice) and received, not refunded or charged back
+    const found = payments.find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
+    if (!found || found.amount === undefined || !found.currency) return null;
+    return { amount: String(found.amount), currency: found.currency, paidAt: colomboTime(found.date) };
+  }
+
+  /** A call to the merchant API with an access token, fetched again shortly before it runs out. */
+  private async merchantApi(path: string, init: RequestInit): Promise<Response> {
+    if (!this.token || this.token.until < Date.now()) {
+      const basic = Buffer.from(`${this.settings.appId}:${this.settings.appSecret}`).toString('base64');
+      const response = await fetch(`${this.settings.apiUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!response.ok) throw new Error(`PayHere token request answered ${response.status}`);
+      const { access_token: value, expires_in: seconds } = (await response.json()) as { access_token?: string; expires_in?: number };
+      if (!value) throw new Error('PayHere gave no access token');
+      this.token = { value, until: Date.now() + Math.max(0, (Number(seconds) || 0) - 60) * 1000 };
+    }
+    return fetch(`${this.settings.apiUrl}${path}`, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${this.token.value}` },
+      signal: AbortSignal.timeout(10_000),
+    });
   }
 
   readNotification(fields: Record<string, string>): ReadNotification {
@@ -89,7 +126,6 @@ export class PayHereGateway implements PaymentGateway {
     const given = Buffer.from(f.md5sig.toUpperCase());
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { verified: false, reason: 'bad signature' };
     const kind = eventKind(f.status_code, f.message_type);
-    const next = f.item_rec_date_next && /^\d{4}-\d{2}-\d{2}$/.test(f.item_rec_date_next) ? new Date(`${f.item_rec_date_next}T00:00:00Z`) : null;
     return {
       verified: true,
       dedupeKey: `payhere:${f.payment_id}:${f.status_code}:${f.message_type ?? ''}`,
@@ -100,7 +136,6 @@ export class PayHereGateway implements PaymentGateway {
         amount: f.payhere_amount,
         currency: f.payhere_currency,
         gatewaySubscriptionId: f.subscription_id || null,
-        nextChargeOn: next,
       },
     };
   }
@@ -122,4 +157,11 @@ function eventKind(status: string, messageType: string | undefined): PaymentEven
   if (status === '0') return 'pending';
   if (status === '-3') return 'charged_back';
   return 'declined';
+}
+
+/** PayHere's dates, `2026-01-16 12:28:28`, are Sri Lanka time (UTC+05:30). */
+function colomboTime(date: string | undefined): Date | null {
+  const match = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$/.exec(date ?? '');
+  const time = match ? new Date(`${match[1]}T${match[2]}+05:30`) : null;
+  return time && !Number.isNaN(time.getTime()) ? time : null;
 }

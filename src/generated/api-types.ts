@@ -2282,7 +2282,9 @@ export interface components {
         };
         /**
          * @description PayHere's payment notification (Checkout and Recurring APIs), posted by PayHere's servers.
-         *     Verified by `md5sig`; other PayHere fields are accepted and kept.
+         *     Verified by `md5sig`; other PayHere fields are accepted and kept. As `md5sig` leaves out the
+         *     payment id, message type and dates, a payment counts only once PayHere's merchant API lists
+         *     it for the order, received, and only once.
          * @example {
          *       "merchant_id": "1221149",
          *       "order_id": "ord_5f0c2a9e7b4d4c8e9a610d2e",

@@ -128,6 +128,22 @@ async function sendSigned(order: Schemas['Checkout'], fields: Record<string, str
   expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() })).status).toBe(200);
 }
 
+/** The notices the sandbox has sent, each with its fields as signed and sent. */
+async function sentNotices(): Promise<Record<string, string>[]> {
+  const res = await fetch(`${sandbox}/sandbox/notifications`);
+  return ((await res.json()) as { fields: Record<string, string> }[]).map((n) => n.fields);
+}
+
+/** Sends a notice as it is, as someone who caught one on its way could. */
+async function resend(fields: Record<string, string>): Promise<void> {
+  expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() })).status).toBe(200);
+}
+
+async function outcomes(orderId: string): Promise<string[]> {
+  const rows = await server.orm.em.fork().execute<{ outcome: string }[]>('select outcome from payment_notification where order_id = ? and processed_at is not null order by id', [orderId]);
+  return rows.map((r) => r.outcome);
+}
+
 function cancel(browser: DashboardBrowser) {
   return browser.client.POST('/dashboard/api/subscription/cancel', { params: { header: { 'X-CSRF-Token': browser.csrf! } } });
 }
@@ -211,26 +227,31 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(renewed!.current_period_end).toBe(latestEnd);
     expect(new Date(latestEnd!).getTime()).toBeGreaterThan(new Date(first!.current_period_end!).getTime() + 50 * 86_400_000);
 
-    // a copy of a real renewal with a payment id and a next charge date of its own (neither is
-    // signed) does not pay for the years it names
-    await sendSigned(order, { payment_id: '4971894179', recurring: '1', message_type: 'RECURRING_INSTALLMENT_SUCCESS', item_rec_status: '0', item_rec_date_next: '2099-12-31', subscription_id: gatewayId });
-    await until(() => processedNotices(order.order_id), (n) => n === 4);
+    // copies of a real renewal, signed by the gateway, claiming what its signature leaves out: a
+    // payment id and a next charge date of their own, or another message type for the same payment
+    const real = (await sentNotices()).find((n) => n.order_id === order.order_id && n.message_type === 'RECURRING_INSTALLMENT_SUCCESS')!;
+    await resend({ ...real, payment_id: '4971894179', item_rec_date_next: '2099-12-31' });
+    await resend({ ...real, message_type: 'AUTHORIZATION_SUCCESS' });
+    await until(() => processedNotices(order.order_id), (n) => n === 5);
     expect(await subscriptionOf(browser)).toMatchObject({ state: 'active', current_period_end: latestEnd });
+    expect(await outcomes(order.order_id)).toEqual(
+      expect.arrayContaining(['ignored: the gateway lists no payment 4971894179 received for the order', `ignored: payment ${real.payment_id} is counted already`]),
+    );
+    expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(3);
 
     await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'failed' });
-    await until(() => processedNotices(order.order_id), (n) => n === 5);
+    await until(() => processedNotices(order.order_id), (n) => n === 6);
     expect(await subscriptionOf(browser)).toMatchObject({ state: 'active', current_period_end: latestEnd });
 
     await sandboxCall('/sandbox/stop', { subscription_id: gatewayId });
     expect(await until(() => subscriptionOf(browser), (s) => s?.state === 'cancelled')).toMatchObject({ state: 'cancelled' });
     expect((await createKey(browser)).response.status).toBe(402);
-    // each change wrote its webhook event: two renewals and the copy, whose date was not believed
-    // (it is a renewal by every signed field); the failed renewal changed nothing and wrote none
-    // (the test's clock stands still meanwhile, so the events' times do not order them)
+    // each change wrote its webhook event: the two renewals; the copies and the failed renewal
+    // changed nothing and wrote none (the test's clock stands still meanwhile, so the events'
+    // times do not order them)
     expect((await subscriptionEvents(browser)).sort()).toEqual([
       ['subscription.activated', 'starter'],
       ['subscription.cancelled', 'starter'],
-      ['subscription.updated', 'starter'],
       ['subscription.updated', 'starter'],
       ['subscription.updated', 'starter'],
     ]);
@@ -365,6 +386,40 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(await until(() => processedNotices(starter.order_id), (n) => n === 2)).toBe(2);
     expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Enterprise', state: 'active' });
     expect(await gatewayState(enterpriseRecurring)).toBe('active');
+  });
+
+  test('the payment taken last gives the plan, also when its notice arrives first', async () => {
+    const browser = await verifiedBrowser('noticed-late');
+    const pro = await checkout(browser, 'pro');
+    const starter = await checkout(browser, 'starter');
+    // Pro is paid first, but its notice is held back until after Starter's (paid a second later:
+    // the gateway dates payments to the second, and within one the notice received last wins)
+    await payOnGateway(pro, 'paid', { delayMs: 4000 });
+    await new Promise((r) => setTimeout(r, 1100));
+    await payOnGateway(starter, 'paid');
+    expect(await orderState(browser, starter.order_id, (s) => s === 'paid')).toBe('paid');
+    expect(await orderState(browser, pro.order_id, (s) => s === 'paid')).toBe('paid');
+    expect(await outcomes(pro.order_id)).toEqual(['paid: invoice recorded, the order giving the plan was paid later']);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
+    // the money is invoiced, and the earlier plan's recurring payments are stopped
+    expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(2);
+    const [proRecurring] = await recurringOfOrder(pro.order_id);
+    expect(await until(() => gatewayState(proRecurring!), (s) => s === 'cancelled')).toBe('cancelled');
+    expect(await gatewayState((await gatewaySubscriptionOf(browser))!)).toBe('active');
+  });
+
+  test('plan changes made at the same moment are made one after another, on one subscription', async () => {
+    const browser = await verifiedBrowser('at-once');
+    const changes = await Promise.all(Array.from({ length: 6 }, () => subscribeFree(browser)));
+    expect(changes.map((c) => c.response.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const email = (await browser.client.GET('/dashboard/api/session')).data!.user.email;
+    const rows = await server.orm.em.fork().execute<{ n: number }[]>(
+      'select count(*)::int as n from subscription s join dashboard_user u on u.account_id = s.account_id where u.email = ?',
+      [email],
+    );
+    expect(rows[0]!.n).toBe(1);
+    // the first activates the plan; each later one finds it and updates it
+    expect((await subscriptionEvents(browser)).sort()).toEqual([['subscription.activated', 'free'], ...Array.from({ length: 5 }, () => ['subscription.updated', 'free'])]);
   });
 
   // runs last: it moves the server's clock past the trial

@@ -5,35 +5,31 @@ import { isUsable } from '../accounts/subscriptions.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { recordSubscriptionEvent } from './subscription-events.js';
 import type { JobQueue } from '../ports/job-queue.js';
-import type { PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
-import { CANCEL_RECURRING_QUEUE } from './subscriptions.js';
-
-const MONTH_MS = 30 * 86_400_000;
-/**
- * PayHere's signature covers the merchant, order, amount, currency and status, not the payment id
- * or the next charge date: a next date further than two billing periods and a few days' grace
- * from now is not believed (a copy of a real notice with a new payment id and a date years ahead
- * would otherwise pay for those years). Two, because a notice delivered late may already name the
- * charge after next.
- */
-const MAX_AHEAD_MS = 65 * 86_400_000;
+import type { ConfirmedPayment, PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
+import { CANCEL_RECURRING_QUEUE, lockAccountBilling } from './subscriptions.js';
 
 /**
  * Applies one stored notification to the account it concerns, exactly once: the row is locked
  * and marked processed in the same transaction as the change. Safe to run again (a retried job).
  * Transitions (README "Subscriptions"): an order's first payment -> active on its plan, and a
- * renewal of the current order -> active, until the next charge date;
+ * renewal of the current order -> active, each for the month from the payment's date;
  * declined -> the order is declined, the subscription unchanged; stopped -> cancelled; charged
  * back -> expired; a failed renewal changes nothing (the paid period runs out by itself).
+ * A payment counts only as the gateway records it (its id, order, amount and date), and once.
  */
 export async function applyNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, notificationId: string, now: Date): Promise<string> {
   // recurring payments that no longer pay for the account's plan, stopped once the change is committed
   const stop: string[] = [];
+  const [stored] = await em.execute<{ body: string }[]>('select body from payment_notification where id = ? and processed_at is null', [notificationId]);
+  const read = stored ? gateway.readNotification(Object.fromEntries(new URLSearchParams(stored.body))) : null;
+  // asked before the transaction, so no lock is held while the gateway answers; a gateway that
+  // cannot be asked fails the job, which the queue retries
+  const paying = read?.verified && (read.event.kind === 'paid' || read.event.kind === 'renewed');
+  const confirmed = paying ? await gateway.confirmPayment(read.event) : null;
   const outcome = await em.transactional(async (tx) => {
     const notification = await tx.findOne(PaymentNotification, { id: notificationId }, { lockMode: 4 /* pessimistic write */ });
-    if (!notification || notification.processedAt) return notification?.outcome ?? 'unknown notification';
-    const read = gateway.readNotification(Object.fromEntries(new URLSearchParams(notification.body)));
-    const result = read.verified ? await apply(tx, read.event, stop, now) : `rejected: ${read.reason}`;
+    if (!notification || notification.processedAt || !read) return notification?.outcome ?? 'unknown notification';
+    const result = read.verified ? await apply(tx, read.event, confirmed, stop, now) : `rejected: ${read.reason}`;
     notification.processedAt = now;
     notification.outcome = result;
     return result;
@@ -42,9 +38,12 @@ export async function applyNotification(em: EntityManager, gateway: PaymentGatew
   return outcome;
 }
 
-async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now: Date): Promise<string> {
-  const order = await tx.findOne(CheckoutOrder, { id: event.orderId }, { populate: ['plan', 'account'] });
-  if (!order) return 'ignored: unknown order';
+async function apply(tx: EntityManager, event: PaymentEvent, confirmed: ConfirmedPayment | null, stop: string[], now: Date): Promise<string> {
+  // notices of one order, and changes to one account's plan, are applied one at a time
+  const [locked] = await tx.execute<{ account_id: string }[]>('select account_id from checkout_order where id = ? for update', [event.orderId]);
+  if (!locked) return 'ignored: unknown order';
+  await lockAccountBilling(tx, locked.account_id);
+  const order = await tx.findOneOrFail(CheckoutOrder, { id: event.orderId }, { populate: ['plan', 'account'] });
   const subscription = await tx.findOne(Subscription, { account: order.account }, { orderBy: { createdAt: 'desc' } });
   const current = subscription?.orderId === order.id;
   switch (event.kind) {
@@ -69,32 +68,44 @@ async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now
   if (Number(event.amount) !== Number(order.amount) || event.currency !== order.currency) {
     return `ignored: paid ${event.amount} ${event.currency}, the order is ${order.amount} ${order.currency}`;
   }
-  const next = event.nextChargeOn;
-  const believable = next !== null && next > now && next.getTime() - now.getTime() <= MAX_AHEAD_MS;
-  const periodEnd = believable ? next : new Date(now.getTime() + MONTH_MS);
-  const previousEnd = current ? subscription.currentPeriodEnd : null;
-  // a renewal pays for the month before its next charge, whenever (and in whatever order) its notice arrives
-  const periodStart = event.kind === 'renewed' ? monthBefore(periodEnd) : now;
-  await tx.execute(
+  if (!confirmed) return `ignored: the gateway lists no payment ${event.paymentId} received for the order`;
+  if (Number(confirmed.amount) !== Number(order.amount) || confirmed.currency !== order.currency) {
+    return `ignored: the gateway lists payment ${event.paymentId} as ${confirmed.amount} ${confirmed.currency}, the order is ${order.amount} ${order.currency}`;
+  }
+  // each payment pays for the month from when it was taken, whenever (and in whatever order) its notice arrives
+  const paidAt = confirmed.paidAt ?? now;
+  const periodEnd = monthAfter(paidAt);
+  const [invoice] = await tx.execute<{ id: string }[]>(
     `insert into invoice (id, account_id, order_id, payment_id, plan_name, amount, currency, period_start, period_end, paid_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (payment_id) do nothing`,
-    [randomUUID(), order.account.id, order.id, event.paymentId, order.plan.name, order.amount, order.currency, periodStart, periodEnd, now],
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (payment_id) do nothing returning id`,
+    [randomUUID(), order.account.id, order.id, event.paymentId, order.plan.name, order.amount, order.currency, paidAt, periodEnd, now],
   );
+  // another notice for the same payment (its message type, for one, is not signed) pays for nothing more
+  if (!invoice) return `ignored: payment ${event.paymentId} is counted already`;
+  const previousEnd = current ? subscription.currentPeriodEnd : null;
   const firstPayment = order.paidAt === null;
   order.state = 'paid';
-  order.paidAt ??= now;
+  order.paidAt ??= paidAt;
   const recorded = subscription?.gatewaySubscriptionId ?? null;
   const gatewayId = event.gatewaySubscriptionId;
-  // The first payment of an order is the most recent choice of plan and replaces any other (the
-  // order it was created in does not matter). Any other notice (a renewal, a repeat, the same form
-  // paid twice) only carries on the account's current order while it is active, on the recurring
-  // payments recorded for it: a cancelled plan, or one replaced by Free, a trial or another order,
-  // is never brought back by its late notices.
+  // The first payment of an order is the most recent choice of plan and replaces any other, unless
+  // the order giving the plan now was paid after it (its notice came first). Any other notice (a
+  // renewal, the same form paid twice) only carries on the account's current order while it is
+  // active, on the recurring payments recorded for it: a cancelled plan, or one replaced by Free,
+  // a trial or another order, is never brought back by its late notices.
+  const replacing = current ? null : subscription?.orderId ? await tx.findOne(CheckoutOrder, { id: subscription.orderId }) : null;
+  const paidLater = replacing?.paidAt != null && replacing.paidAt > paidAt && subscription?.state === 'active';
   const carriesOn = current && subscription.state === 'active' && (!recorded || !gatewayId || gatewayId === recorded);
-  if (!(event.kind === 'paid' && firstPayment) && !carriesOn) {
+  if (!(event.kind === 'paid' && firstPayment && !paidLater) && !carriesOn) {
     // money taken for recurring payments no plan is paid by: they stop
     if (gatewayId && gatewayId !== recorded) stop.push(gatewayId);
-    const why = !current ? 'the order no longer gives the plan' : subscription.state !== 'active' ? `the subscription is ${subscription.state}` : `the order's recurring payments are ${recorded}`;
+    const why = paidLater
+      ? 'the order giving the plan was paid later'
+      : !current
+        ? 'the order no longer gives the plan'
+        : subscription.state !== 'active'
+          ? `the subscription is ${subscription.state}`
+          : `the order's recurring payments are ${recorded}`;
     return `${event.kind}: invoice recorded, ${why}`;
   }
   const hadPlan = subscription !== null && isUsable(subscription, now);
@@ -102,7 +113,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now
     subscription ??
     tx.create(Subscription, { id: randomUUID(), account: order.account, plan: order.plan, state: 'active', currentPeriodStart: now, createdAt: now });
   if (!current) {
-    target.currentPeriodStart = now;
+    target.currentPeriodStart = paidAt;
     // the plan this order replaces stops charging
     if (target.gatewaySubscriptionId && target.gatewaySubscriptionId !== event.gatewaySubscriptionId) stop.push(target.gatewaySubscriptionId);
   }
@@ -117,6 +128,8 @@ async function apply(tx: EntityManager, event: PaymentEvent, stop: string[], now
   return event.kind;
 }
 
-function monthBefore(date: Date): Date {
-  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - 1, date.getUTCDate()));
+function monthAfter(date: Date): Date {
+  const next = new Date(date);
+  next.setUTCMonth(next.getUTCMonth() + 1);
+  return next;
 }

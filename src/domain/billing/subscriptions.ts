@@ -20,6 +20,15 @@ export function effectiveState(s: Pick<Subscription, 'state' | 'currentPeriodEnd
   return (s.state === 'active' || s.state === 'trialing') && !isUsable(s, now) ? 'expired' : s.state;
 }
 
+/**
+ * Holds the account's row until the transaction ends, so that changes to its plan (the
+ * dashboard's, and the payment gateway's notices) are made one at a time, each on what the one
+ * before left.
+ */
+export async function lockAccountBilling(tx: EntityManager, accountId: string): Promise<void> {
+  await tx.execute('select id from account where id = ? for update', [accountId]);
+}
+
 async function latest(em: EntityManager, accountId: string): Promise<Subscription | null> {
   return em.findOne(Subscription, { account: accountId }, { orderBy: { createdAt: 'desc' }, populate: ['plan'] });
 }
@@ -35,45 +44,49 @@ async function stopRecurring(queue: JobQueue, s: Subscription): Promise<void> {
  * Free at once (no card), or a paid plan's trial (once per account, `trialDays` long, then expired
  * unless paid through checkout). A paid subscription given up for Free stops its recurring payments.
  */
-export async function changeSubscription(em: EntityManager, queue: JobQueue, who: SignedIn, request: { plan: string; trial?: boolean }, trialDays: number, now: Date): Promise<Subscription> {
-  const plan = await findPlanByCode(em, request.plan);
-  if (!plan) throw new InvalidRequestError(`Unknown plan '${request.plan}'.`, [{ path: 'plan', message: 'unknown plan' }]);
-  const paid = plan.priceLkr > 0;
-  if (paid && !request.trial) throw new InvalidRequestError(`The ${plan.name} plan is paid: start a checkout for it, or a trial with "trial": true.`, [{ path: 'plan', message: 'paid plan: use checkout or a trial' }]);
-  if (!paid && request.trial) throw new InvalidRequestError('The Free plan has no trial: subscribe to it without "trial".', [{ path: 'trial', message: 'only for paid plans' }]);
-  const account = await em.findOneOrFail(Account, { id: who.accountId });
-  if (request.trial && account.trialUsedAt) throw new ConflictError('This account has had its trial: subscribe to a plan through checkout.');
-  let subscription = await latest(em, who.accountId);
-  const hadPlan = subscription !== null && isUsable(subscription, now);
-  if (subscription) await stopRecurring(queue, subscription);
-  subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: 'active', currentPeriodStart: now, createdAt: now });
-  subscription.plan = plan;
-  subscription.currentPeriodStart = now;
-  subscription.currentPeriodEnd = null;
-  if (request.trial) {
-    account.trialUsedAt = now;
-    subscription.state = 'trialing';
-    subscription.trialEndsAt = new Date(now.getTime() + trialDays * 86_400_000);
-  } else {
-    subscription.state = 'active';
-    subscription.trialEndsAt = null;
-  }
-  recordAudit(em, { accountId: account.id, userId: who.user.id, action: 'subscription.changed', subject: plan.name, detail: { state: subscription.state } }, now);
-  recordSubscriptionEvent(em, account.id, plan.code, subscription, hadPlan, now);
-  await em.flush();
-  return subscription;
+export async function changeSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, request: { plan: string; trial?: boolean }, trialDays: number, now: Date): Promise<Subscription> {
+  return db.transactional(async (em) => {
+    await lockAccountBilling(em, who.accountId);
+    const plan = await findPlanByCode(em, request.plan);
+    if (!plan) throw new InvalidRequestError(`Unknown plan '${request.plan}'.`, [{ path: 'plan', message: 'unknown plan' }]);
+    const paid = plan.priceLkr > 0;
+    if (paid && !request.trial) throw new InvalidRequestError(`The ${plan.name} plan is paid: start a checkout for it, or a trial with "trial": true.`, [{ path: 'plan', message: 'paid plan: use checkout or a trial' }]);
+    if (!paid && request.trial) throw new InvalidRequestError('The Free plan has no trial: subscribe to it without "trial".', [{ path: 'trial', message: 'only for paid plans' }]);
+    const account = await em.findOneOrFail(Account, { id: who.accountId });
+    if (request.trial && account.trialUsedAt) throw new ConflictError('This account has had its trial: subscribe to a plan through checkout.');
+    let subscription = await latest(em, who.accountId);
+    const hadPlan = subscription !== null && isUsable(subscription, now);
+    if (subscription) await stopRecurring(queue, subscription);
+    subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: 'active', currentPeriodStart: now, createdAt: now });
+    subscription.plan = plan;
+    subscription.currentPeriodStart = now;
+    subscription.currentPeriodEnd = null;
+    if (request.trial) {
+      account.trialUsedAt = now;
+      subscription.state = 'trialing';
+      subscription.trialEndsAt = new Date(now.getTime() + trialDays * 86_400_000);
+    } else {
+      subscription.state = 'active';
+      subscription.trialEndsAt = null;
+    }
+    recordAudit(em, { accountId: account.id, userId: who.user.id, action: 'subscription.changed', subject: plan.name, detail: { state: subscription.state } }, now);
+    recordSubscriptionEvent(em, account.id, plan.code, subscription, hadPlan, now);
+    return subscription;
+  });
 }
 
 /** Cancels at once: the account's keys have no plan from their next request, and recurring payments stop. */
-export async function cancelSubscription(em: EntityManager, queue: JobQueue, who: SignedIn, now: Date): Promise<Subscription> {
-  const subscription = await latest(em, who.accountId);
-  if (!subscription || effectiveState(subscription, now) !== subscription.state || subscription.state === 'cancelled' || subscription.state === 'expired') {
-    throw new ConflictError('There is no active subscription to cancel.');
-  }
-  await stopRecurring(queue, subscription);
-  subscription.state = 'cancelled';
-  recordAudit(em, { accountId: who.accountId, userId: who.user.id, action: 'subscription.changed', subject: subscription.plan.name, detail: { state: 'cancelled' } }, now);
-  recordSubscriptionEvent(em, who.accountId, subscription.plan.code, subscription, true, now);
-  await em.flush();
-  return subscription;
+export async function cancelSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, now: Date): Promise<Subscription> {
+  return db.transactional(async (em) => {
+    await lockAccountBilling(em, who.accountId);
+    const subscription = await latest(em, who.accountId);
+    if (!subscription || effectiveState(subscription, now) !== subscription.state || subscription.state === 'cancelled' || subscription.state === 'expired') {
+      throw new ConflictError('There is no active subscription to cancel.');
+    }
+    await stopRecurring(queue, subscription);
+    subscription.state = 'cancelled';
+    recordAudit(em, { accountId: who.accountId, userId: who.user.id, action: 'subscription.changed', subject: subscription.plan.name, detail: { state: 'cancelled' } }, now);
+    recordSubscriptionEvent(em, who.accountId, subscription.plan.code, subscription, true, now);
+    return subscription;
+  });
 }

@@ -30,8 +30,14 @@ export interface PaymentEvent {
   currency: string;
   /** the gateway's id of the recurring payments, when they are recurring */
   gatewaySubscriptionId: string | null;
-  /** when the gateway charges next (end of the paid period) */
-  nextChargeOn: Date | null;
+}
+
+/** A payment as the gateway itself records it: what a notice says of money received counts only once the gateway confirms it. */
+export interface ConfirmedPayment {
+  amount: string;
+  currency: string;
+  /** when the gateway took it (null when it gave no readable date) */
+  paidAt: Date | null;
 }
 
 /** A notification once read: whether its signature holds, and what it says. */
@@ -41,6 +47,12 @@ export type ReadNotification = { verified: false; reason: string } | { verified:
 export interface PaymentGateway {
   checkoutForm(request: CheckoutRequest): CheckoutForm;
   readNotification(fields: Record<string, string>): ReadNotification;
+  /**
+   * The gateway's own record of the received payment a notice names, for that notice's order, or
+   * null when it has none (a copy of a notice with a payment id of its own); throws when the
+   * gateway cannot be asked.
+   */
+  confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null>;
   /** Stops the recurring payments of a subscription (cancelled, or replaced by another plan); throws when the gateway refuses or cannot be reached. */
   cancelRecurring(gatewaySubscriptionId: string): Promise<void>;
 }
