@@ -118,7 +118,9 @@ export interface paths {
         /**
          * List webhook endpoints
          * @description The account's webhook endpoints, oldest first (at most 20), without their secrets. Any key
-         *     of the account sees all of them. Read-only keys may call it.
+         *     of the account sees all of them. Read-only keys may call it. Answered on every plan, so that
+         *     an account moved to a plan without webhooks (which then get no events) can find and delete
+         *     the endpoints it made before.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -153,7 +155,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Deletes the endpoint and its delivery log; nothing more is sent to it.
+         * @description Deletes the endpoint and its delivery log; nothing more is sent to it. Answered on every
+         *     plan, so that endpoints made on Pro or Enterprise can be removed after a move to a plan
+         *     without webhooks.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -4093,6 +4097,24 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
+        /**
+         * @description The key is read-only and the operation changes something, the caller's address is not in the
+         *     key's IP allow-list, or the key's account has no active subscription. These are checked before
+         *     admission, so this answer does not count toward any limit. (The plan's webhooks feature is not
+         *     needed here.)
+         */
+        WebhookKeyForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
@@ -4323,7 +4345,7 @@ export interface operations {
         responses: {
             200: components["responses"]["WebhookEndpointListOk"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["WebhooksForbidden"];
+            403: components["responses"]["WebhookKeyForbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4404,7 +4426,7 @@ export interface operations {
             204: components["responses"]["WebhookEndpointDeleted"];
             400: components["responses"]["WebhookBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["WebhooksForbidden"];
+            403: components["responses"]["WebhookKeyForbidden"];
             404: components["responses"]["WebhookNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

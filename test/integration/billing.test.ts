@@ -431,6 +431,9 @@ describe('paid plans through the PayHere sandbox', () => {
       browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body });
     const paidWithoutTrial = await subscribe({ plan: 'pro' });
     expect(paidWithoutTrial.response.status).toBe(400);
+    expect((paidWithoutTrial.error as Schemas['ValidationError']).errors).toEqual([{ path: '/plan', message: 'paid plan: use checkout or a trial' }]);
+    const freeTrial = await subscribe({ plan: 'free', trial: true });
+    expect((freeTrial.error as Schemas['ValidationError']).errors).toEqual([{ path: '/trial', message: 'only for paid plans' }]);
     const trial = await subscribe({ plan: 'pro', trial: true });
     expect(trial.data).toMatchObject({ plan: 'Pro', state: 'trialing' });
     expect(new Date(trial.data!.trial_ends_at!).getTime() - clock.now().getTime()).toBe(14 * 86_400_000);

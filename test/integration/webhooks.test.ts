@@ -87,15 +87,51 @@ async function endpointOf(key: string, endpointId: string) {
 }
 
 describe('webhook endpoints over the API', () => {
-  test('plans without webhooks answer 403 forbidden naming the plan, on every operation', async () => {
+  test('plans without webhooks answer 403 forbidden naming the plan, on every operation but listing and deleting', async () => {
     for (const plan of ['free', 'starter']) {
       const { key } = await newKey(server.orm, { plan });
-      const res = await sendRaw(server.url, 'listWebhookEndpoints', { key });
+      const res = await sendRaw(server.url, 'getWebhookEndpoint', { key, path: { endpoint_id: randomUUID() } });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ error: { code: 'forbidden', message: `This API key does not have permission to access this resource: webhooks are not included in the ${plan === 'free' ? 'Free' : 'Starter'} plan.` } });
       const created = await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: receiver.url('/x'), event_types: ['api_key.created'] }) });
       expect(created.status).toBe(403);
     }
+  });
+
+  test('after a move to a plan without webhooks only subscription events are sent, and those from before; its endpoints can still be listed and deleted', async () => {
+    const browser = new DashboardBrowser(server.url);
+    await browser.signUp(uniqueEmail('webhook-downgrade'));
+    const subscribe = (plan: 'free' | 'pro', trial?: boolean) => browser.client.POST('/dashboard/api/subscription', { params: { header: csrf(browser) }, body: { plan, trial } });
+    const newDashboardKey = async (name: string) => (await browser.client.POST('/dashboard/api/keys', { params: { header: csrf(browser) }, body: { name } })).data!.api_key;
+    expect((await subscribe('pro', true)).response.status).toBe(200);
+    const key = (await browser.client.POST('/dashboard/api/keys', { params: { header: csrf(browser) }, body: { name: 'manager' } })).data!.key;
+    const path = receiverPath();
+    const { endpoint, secret } = await createEndpoint(key, path, ['api_key.created', 'subscription.updated']);
+    // made on Pro, and the move to Free follows at once (before the relay's next round)
+    const onPro = await newDashboardKey('made on pro');
+    expect((await subscribe('free')).response.status).toBe(200);
+    const onFree = await newDashboardKey('made on free');
+    const events = (await receiver.waitFor(path, 2)).map((r) => verified(r, secret));
+    // the relay has gone round since the key made on Free (its event is dispatched, to no endpoint)
+    const deadline = Date.now() + 15_000;
+    const undispatched = async () =>
+      (await server.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from webhook_event where type = 'api_key.created' and dispatched_at is null and data->'api_key'->>'id' = ?", [onFree.id]))[0]!.n;
+    while ((await undispatched()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await undispatched()).toBe(0);
+    await new Promise((r) => setTimeout(r, 300));
+    const all = receiver.received.filter((r) => r.path === path).map((r) => verified(r, secret));
+    expect(all.map((e) => [e.type, (e.data.api_key as { id?: string } | undefined)?.id ?? e.data.plan]).sort()).toEqual([
+      ['api_key.created', onPro.id],
+      ['subscription.updated', 'free'],
+    ]);
+    expect(events).toHaveLength(2);
+
+    const listed = await sendRaw(server.url, 'listWebhookEndpoints', { key });
+    expect(listed.status).toBe(200);
+    expect((listed.body as Schemas['WebhookEndpointList']).data.map((e) => e.id)).toEqual([endpoint.id]);
+    expect((await sendRaw(server.url, 'getWebhookEndpoint', { key, path: { endpoint_id: endpoint.id } })).status).toBe(403);
+    expect((await sendRaw(server.url, 'deleteWebhookEndpoint', { key, path: { endpoint_id: endpoint.id } })).status).toBe(204);
+    expect((await sendRaw(server.url, 'listWebhookEndpoints', { key })).body).toEqual({ data: [] });
   });
 
   test('a read-only key may list and read, never create, change or delete', async () => {

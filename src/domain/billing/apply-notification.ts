@@ -6,7 +6,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import { recordSubscriptionEvent } from './subscription-events.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { ConfirmedPayment, PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
-import { CANCEL_RECURRING_QUEUE, lockAccountBilling } from './subscriptions.js';
+import { beginPlanChange, CANCEL_RECURRING_QUEUE } from './subscriptions.js';
 
 /**
  * Applies one stored notification to the account it concerns, exactly once: the row is locked
@@ -42,7 +42,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   // notices of one order, and changes to one account's plan, are applied one at a time
   const [locked] = await tx.execute<{ account_id: string }[]>('select account_id from checkout_order where id = ? for update', [event.orderId]);
   if (!locked) return 'ignored: unknown order';
-  await lockAccountBilling(tx, locked.account_id);
+  await beginPlanChange(tx, locked.account_id, now);
   const order = await tx.findOneOrFail(CheckoutOrder, { id: event.orderId }, { populate: ['plan', 'account'] });
   const subscription = await tx.findOne(Subscription, { account: order.account }, { orderBy: { createdAt: 'desc' } });
   const current = subscription?.orderId === order.id;

@@ -7,6 +7,7 @@ import { ConflictError, InvalidRequestError } from '../errors.js';
 import { findPlanByCode } from '../plans/catalogue.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { SignedIn } from '../sign-in/sessions.js';
+import { dispatchAccountEvents } from '../webhooks/dispatch.js';
 import { recordSubscriptionEvent } from './subscription-events.js';
 
 // Subscription changes made in the dashboard (README "Subscriptions": the transition table).
@@ -21,12 +22,14 @@ export function effectiveState(s: Pick<Subscription, 'state' | 'currentPeriodEnd
 }
 
 /**
- * Holds the account's row until the transaction ends, so that changes to its plan (the
- * dashboard's, and the payment gateway's notices) are made one at a time, each on what the one
- * before left.
+ * Starts a change of the account's plan: holds its row until the transaction ends, so that
+ * changes to its plan (the dashboard's, and the payment gateway's notices) are made one at a time,
+ * each on what the one before left, and fans out its pending webhook events under the plan they
+ * happened on.
  */
-export async function lockAccountBilling(tx: EntityManager, accountId: string): Promise<void> {
+export async function beginPlanChange(tx: EntityManager, accountId: string, now: Date): Promise<void> {
   await tx.execute('select id from account where id = ? for update', [accountId]);
+  await dispatchAccountEvents(tx, accountId, now);
 }
 
 async function latest(em: EntityManager, accountId: string): Promise<Subscription | null> {
@@ -46,12 +49,12 @@ async function stopRecurring(queue: JobQueue, s: Subscription): Promise<void> {
  */
 export async function changeSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, request: { plan: string; trial?: boolean }, trialDays: number, now: Date): Promise<Subscription> {
   return db.transactional(async (em) => {
-    await lockAccountBilling(em, who.accountId);
+    await beginPlanChange(em, who.accountId, now);
     const plan = await findPlanByCode(em, request.plan);
-    if (!plan) throw new InvalidRequestError(`Unknown plan '${request.plan}'.`, [{ path: 'plan', message: 'unknown plan' }]);
+    if (!plan) throw new InvalidRequestError(`Unknown plan '${request.plan}'.`, [{ path: '/plan', message: 'unknown plan' }]);
     const paid = plan.priceLkr > 0;
-    if (paid && !request.trial) throw new InvalidRequestError(`The ${plan.name} plan is paid: start a checkout for it, or a trial with "trial": true.`, [{ path: 'plan', message: 'paid plan: use checkout or a trial' }]);
-    if (!paid && request.trial) throw new InvalidRequestError('The Free plan has no trial: subscribe to it without "trial".', [{ path: 'trial', message: 'only for paid plans' }]);
+    if (paid && !request.trial) throw new InvalidRequestError(`The ${plan.name} plan is paid: start a checkout for it, or a trial with "trial": true.`, [{ path: '/plan', message: 'paid plan: use checkout or a trial' }]);
+    if (!paid && request.trial) throw new InvalidRequestError('The Free plan has no trial: subscribe to it without "trial".', [{ path: '/trial', message: 'only for paid plans' }]);
     const account = await em.findOneOrFail(Account, { id: who.accountId });
     if (request.trial && account.trialUsedAt) throw new ConflictError('This account has had its trial: subscribe to a plan through checkout.');
     let subscription = await latest(em, who.accountId);
@@ -78,7 +81,7 @@ export async function changeSubscription(db: EntityManager, queue: JobQueue, who
 /** Cancels at once: the account's keys have no plan from their next request, and recurring payments stop. */
 export async function cancelSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, now: Date): Promise<Subscription> {
   return db.transactional(async (em) => {
-    await lockAccountBilling(em, who.accountId);
+    await beginPlanChange(em, who.accountId, now);
     const subscription = await latest(em, who.accountId);
     if (!subscription || effectiveState(subscription, now) !== subscription.state || subscription.state === 'cancelled' || subscription.state === 'expired') {
       throw new ConflictError('There is no active subscription to cancel.');

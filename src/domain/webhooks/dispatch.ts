@@ -32,21 +32,46 @@ export interface DeliveryDeps {
   log: { info(o: object, msg: string): void; warn(o: object, msg: string): void };
 }
 
-const FAN_OUT = `with picked as (
-    select id, account_id, type, created_at from webhook_event where dispatched_at is null order by created_at limit 200 for update skip locked),
+/**
+ * Events of this prefix reach an account's endpoints whatever its plan, so that the change that
+ * takes webhooks away (to Free, a cancellation) is told too; the others need a plan with webhooks.
+ */
+const ALWAYS_SENT = 'subscription.';
+
+// whether the account's plan now (as accounts/subscriptions.ts isUsable tells it) has webhooks
+const PLAN_HAS_WEBHOOKS = `coalesce((select pl.webhooks from subscription s join plan pl on pl.id = s.plan_id
+    where s.account_id = p.account_id and s.state in ('active', 'trialing')
+      and (s.current_period_end is null or s.current_period_end > ?) and (s.state = 'active' or s.trial_ends_at > ?)
+    order by s.created_at desc limit 1), false)`;
+
+/** One statement; with `oneAccount`, for one account's events only. */
+const fanOut = (oneAccount: boolean) => `with picked as (
+    select id, account_id, type, created_at from webhook_event where dispatched_at is null ${oneAccount ? 'and account_id = ?' : ''}
+      order by created_at limit 200 for update skip locked),
   made as (
     insert into webhook_delivery (id, endpoint_id, event_id, state, attempt_count, next_attempt_at, created_at)
       select gen_random_uuid(), e.id, p.id, 'pending', 0, ?, ? from picked p
-        join webhook_endpoint e on e.account_id = p.account_id and e.enabled and p.type = any(e.event_types) and e.created_at <= p.created_at)
+        join webhook_endpoint e on e.account_id = p.account_id and e.enabled and p.type = any(e.event_types) and e.created_at <= p.created_at
+        where starts_with(p.type, ?) or ${PLAN_HAS_WEBHOOKS})
   update webhook_event w set dispatched_at = ? from picked p where w.id = p.id`;
+const FAN_OUT = fanOut(false);
+const FAN_OUT_ACCOUNT = fanOut(true);
 
 /**
- * Turns undispatched events into deliveries, in one statement (so in one transaction); returns
- * how many events. An endpoint gets the events of its types that happened once it existed.
+ * Turns undispatched events into deliveries, in one statement (in the caller's transaction, if
+ * any); returns how many events. An endpoint gets the events of its types that happened once it
+ * existed, while the account's plan has webhooks: a change of plan first fans out the account's
+ * events under the plan they happened on (dispatchAccountEvents), so an account moved to a plan
+ * without webhooks gets the events from before the move, and after it only subscription events.
  */
 export async function dispatchEvents(em: EntityManager, now: Date): Promise<number> {
-  const result = await em.getConnection().execute<{ affectedRows: number }>(FAN_OUT, [now, now, now], 'run');
+  const result = await em.getConnection().execute<{ affectedRows: number }>(FAN_OUT, [now, now, ALWAYS_SENT, now, now, now], 'run', em.getTransactionContext());
   return result.affectedRows;
+}
+
+/** dispatchEvents for one account's events (up to 200 of them), before its plan changes. */
+export async function dispatchAccountEvents(em: EntityManager, accountId: string, now: Date): Promise<void> {
+  await em.getConnection().execute(FAN_OUT_ACCOUNT, [accountId, now, now, ALWAYS_SENT, now, now, now], 'run', em.getTransactionContext());
 }
 
 /** How long events, their deliveries and attempts are kept (the contract's delivery log). */
