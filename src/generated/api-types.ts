@@ -3327,7 +3327,10 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description The request's `Content-Type` is missing or is not `multipart/form-data`. Counted once. */
+        /**
+         * @description The request's `Content-Type` is missing or is not `multipart/form-data`, or the body has a
+         *     `Content-Encoding` other than identity (uploads are sent uncompressed). Counted once.
+         */
         QueryMultipartUnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3659,7 +3662,7 @@ export interface components {
         };
         /**
          * @description The body is not in the media type the operation accepts (the `Content-Type` header is missing
-         *     or names another type or charset).
+         *     or names another type or charset), or its `Content-Encoding` is not identity, gzip or deflate.
          */
         UnsupportedMediaType: {
             headers: {
@@ -3908,7 +3911,10 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description Wrong or missing `Content-Type` for the body. Counted once. */
+        /**
+         * @description Wrong or missing `Content-Type` for the body, or a `Content-Encoding` the operation does not
+         *     read: identity, gzip or deflate for a JSON body, identity only for an upload. Counted once.
+         */
         KnowledgeBaseUnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

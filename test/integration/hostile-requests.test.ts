@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { connect as connectTcp, type Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
 import { newKey } from './support/accounts.js';
 import { apiClient, detailOf, expectSchema, sendRaw, type Schemas } from './support/contract.js';
 import { rawMultipart } from './support/raw-multipart.js';
@@ -124,6 +125,30 @@ describe('JSON bodies that cost more than their size', () => {
     const res = await sendRaw(server.url, 'queryMultipart', { key, method: 'POST', body: multipart({ query: 'x', filters: '['.repeat(4000) }) });
     expect(res.status).toBe(400);
     expect(detailOf(res.body)).toBe("Part 'filters' is nested more than 32 levels deep.");
+  });
+});
+
+describe('Content-Encoding of a body: only what the contract names', () => {
+  const encoded = (operationId: string, encoding: string, body: Uint8Array, contentType = 'application/json') =>
+    sendRaw(server.url, operationId, { key, method: 'POST', headers: { 'Content-Type': contentType, 'Content-Encoding': encoding }, body });
+
+  test('JSON encoded as gzip is read', async () => {
+    const res = await encoded('query', 'gzip', gzipSync('{"query":"photosynthesis"}'));
+    expect(res.status).toBe(200);
+  });
+
+  test.each(['br', 'zstd', 'compress'])("JSON encoded as %s is 415 naming the Content-Encoding and those accepted", async (encoding) => {
+    const res = await encoded('query', encoding, Buffer.from('{"query":"photosynthesis"}'));
+    expect(res.status).toBe(415);
+    expect(detailOf(res.body)).toBe(`Unsupported Content-Encoding '${encoding}'. This operation accepts identity, gzip or deflate.`);
+  });
+
+  test('a multipart body with a Content-Encoding is 415: uploads are sent uncompressed', async () => {
+    const { body, contentType } = rawMultipart([{ name: 'query', bytes: 'photosynthesis' }]);
+    const res = await encoded('queryMultipart', 'gzip', gzipSync(body), contentType);
+    expect(res.status).toBe(415);
+    expect(detailOf(res.body)).toBe("Unsupported Content-Encoding 'gzip'. This operation accepts identity only: send the body uncompressed.");
+    expect((await encoded('queryMultipart', 'identity', body, contentType)).status).toBe(200);
   });
 });
 
