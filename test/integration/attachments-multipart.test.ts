@@ -117,6 +117,15 @@ describe('POST /api/v1/dev/query-multipart', () => {
   });
 
   test.each([
+    ['Windows-1252', Buffer.from('Caf\xe9 notes on photosynthesis', 'latin1')],
+    ['UTF-16', Buffer.from('\ufeffnotes on photosynthesis', 'utf16le')],
+  ])('a text file saved as %s is 400 telling to save it as UTF-8', async (_, bytes) => {
+    const res = await upload({ query: 'photosynthesis' }, [{ name: 'notes.txt', bytes, type: 'text/plain' }]);
+    expect(res.response.status).toBe(400);
+    expect(detailOf(res.error)).toBe("Attachment 'notes.txt' is declared as text/plain, but it is not UTF-8 text: save it as UTF-8 and send it again.");
+  });
+
+  test.each([
     [{ query: 'x', colour: 'red' }, "Unknown part 'colour'"],
     [{ query: 'x', filters: 'subject=Science' }, "Part 'filters' must be a JSON object"],
     [{ query: 'x', filters: '{"language":"french"}' }, 'must be one of: english, sinhala, tamil'],
