@@ -1174,7 +1174,7 @@ export interface components {
          *       then `media_type`. Supported: `image/jpeg`, `image/png`, `image/webp`, `image/gif`,
          *       `image/heic`, `application/pdf`, `text/plain`. The detected type must agree with the
          *       file's magic bytes.
-         *     - Each image adds about 258 (small) to 516 (large) tokens to the request.
+         *     - Each image the model reads adds about 258 (small) to 516 (large) tokens to the request.
          *     - Held in memory for the request only and never stored; sent to the model provider
          *       when one is configured.
          * @example {
@@ -1367,7 +1367,7 @@ export interface components {
             /**
              * @description Tokens used in the period: provider-reported when a model provider is used,
              *     otherwise counted with a tokenizer over prompt and answer; each image attachment
-             *     adds about 258 to 516.
+             *     the model reads adds about 258 to 516.
              * @example 182460
              */
             total_tokens: number;
@@ -1854,7 +1854,8 @@ export interface components {
             model: "svcai-fast" | "svcai-thinking";
             /**
              * @description Tokens of the request, prompt and answer: reported by the model provider when one
-             *     answered, otherwise counted with a tokenizer (plus the tokens of image attachments).
+             *     answered, otherwise counted with a tokenizer (plus the tokens of the image attachments
+             *     the model read).
              */
             tokens: number;
             /** @description The cost of those tokens in USD, from the per-model price table. */
