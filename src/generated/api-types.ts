@@ -1858,7 +1858,10 @@ export interface components {
              *     the model read).
              */
             tokens: number;
-            /** @description The cost of those tokens in USD, from the per-model price table. */
+            /**
+             * @description The cost of those tokens in USD, from the per-model price table, to the millionth of a
+             *     dollar (as the request log keeps it and `GET /usage` reports it).
+             */
             cost_usd: number;
         };
         /**
