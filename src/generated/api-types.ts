@@ -1178,7 +1178,7 @@ export interface components {
          *       then `media_type`. Supported: `image/jpeg`, `image/png`, `image/webp`, `image/gif`,
          *       `image/heic`, `application/pdf`, `text/plain`. The detected type must agree with the
          *       file's magic bytes.
-         *     - Each image adds about 258 (small) to 516 (large) tokens to the request.
+         *     - Each image the model reads adds about 258 (small) to 516 (large) tokens to the request.
          *     - Held in memory for the request only and never stored; sent to the model provider
          *       when one is configured.
          * @example {
@@ -1371,7 +1371,7 @@ export interface components {
             /**
              * @description Tokens used in the period: provider-reported when a model provider is used,
              *     otherwise counted with a tokenizer over prompt and answer; each image attachment
-             *     adds about 258 to 516.
+             *     the model reads adds about 258 to 516.
              * @example 182460
              */
             total_tokens: number;
@@ -1858,10 +1858,14 @@ export interface components {
             model: "svcai-fast" | "svcai-thinking";
             /**
              * @description Tokens of the request, prompt and answer: reported by the model provider when one
-             *     answered, otherwise counted with a tokenizer (plus the tokens of image attachments).
+             *     answered, otherwise counted with a tokenizer (plus the tokens of the image attachments
+             *     the model read).
              */
             tokens: number;
-            /** @description The cost of those tokens in USD, from the per-model price table. */
+            /**
+             * @description The cost of those tokens in USD, from the per-model price table, to the millionth of a
+             *     dollar (as the request log keeps it and `GET /usage` reports it).
+             */
             cost_usd: number;
         };
         /**
@@ -3333,7 +3337,10 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description The request's `Content-Type` is missing or is not `multipart/form-data`. Counted once. */
+        /**
+         * @description The request's `Content-Type` is missing or is not `multipart/form-data`, or the body has a
+         *     `Content-Encoding` other than identity (uploads are sent uncompressed). Counted once.
+         */
         QueryMultipartUnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3665,7 +3672,7 @@ export interface components {
         };
         /**
          * @description The body is not in the media type the operation accepts (the `Content-Type` header is missing
-         *     or names another type or charset).
+         *     or names another type or charset), or its `Content-Encoding` is not identity, gzip or deflate.
          */
         UnsupportedMediaType: {
             headers: {
@@ -3914,7 +3921,10 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description Wrong or missing `Content-Type` for the body. Counted once. */
+        /**
+         * @description Wrong or missing `Content-Type` for the body, or a `Content-Encoding` the operation does not
+         *     read: identity, gzip or deflate for a JSON body, identity only for an upload. Counted once.
+         */
         KnowledgeBaseUnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -14,6 +14,12 @@ export class UnsupportedContentTypeError extends ServiceError {
   }
 }
 
+export class UnsupportedContentEncodingError extends ServiceError {
+  constructor(received: string, accepted: string) {
+    super('unsupported_media_type', `Unsupported Content-Encoding '${received}'. This operation accepts ${accepted}.`);
+  }
+}
+
 /** The request body paused longer than the service waits for it. */
 export class RequestTimeoutError extends ServiceError {
   constructor(idleMs: number) {

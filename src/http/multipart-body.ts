@@ -7,7 +7,7 @@ import { checkWellFormed, validated } from './body-checks.js';
 import { ClientClosedError, PayloadTooLargeError } from './http-errors.js';
 import { parserRefusal } from './server.js';
 import { whileBodyArrives } from './body-pauses.js';
-import { notUtf8 } from './body-text.js';
+import { checkContentEncoding, notUtf8 } from './body-text.js';
 import { parseJsonText } from './json-text.js';
 
 /** How the contract says each part is read: file parts (format: binary), JSON parts (encoding), text. */
@@ -61,6 +61,9 @@ export async function readMultipartBody(
   media: MediaTypeSpec,
   check: (parts: Record<string, unknown>) => void = (parts) => validated(operationId, parts),
 ): Promise<Record<string, unknown>> {
+  // busboy reads the bytes as sent: a compressed body would only look malformed (and its files
+  // are mostly compressed already)
+  checkContentEncoding(ctx, ['identity'], 'identity only: send the body uncompressed');
   const limit = media['x-max-body-bytes'];
   if (Number(ctx.get('Content-Length') || 0) > limit) throw new PayloadTooLargeError(limit);
   const { rules, partNames } = partRules(media);

@@ -8,6 +8,11 @@ import type { AppState } from './state.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** The id of a request: the client's X-Request-Id when well formed, else a new one. */
+export function requestIdFrom(incoming: string | undefined): string {
+  return incoming !== undefined && CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /**
  * Gives each request an id (the client's, when well formed), a child logger carrying it, a unit
  * of work on the database made on first use, and an access-log line; after the response is
@@ -15,8 +20,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  */
 export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests) {
   return async (ctx: Context & { state: AppState }, next: Next): Promise<void> => {
-    const incoming = ctx.get('X-Request-Id');
-    const requestId = CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFrom(ctx.get('X-Request-Id'));
     const started = process.hrtime.bigint();
     ctx.state.requestId = requestId;
     ctx.state.log = log.child({ requestId });

@@ -1,12 +1,15 @@
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import { InvalidRequestError } from '../domain/errors.js';
 import { limitBodyPauses } from './body-pauses.js';
 import type { Logger } from './logger.js';
+import { requestIdFrom } from './request-context.js';
 
 // Node's HTTP parser refuses some requests before Koa sees them: it then answers a bare 400 or
-// 431, or resets the connection. These are answered here in the documented {detail} shape.
+// 431, or resets the connection. These are answered here in the documented {detail} shape, with
+// an X-Request-Id like every other response.
 const PARSER_ERRORS: Record<string, { status: number; detail: string }> = {
   HPE_HEADER_OVERFLOW: { status: 431, detail: 'The request line and headers are larger than the limit of 16384 bytes.' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request was not received in time.' },
@@ -16,6 +19,9 @@ const MALFORMED = 'The request is not valid HTTP/1.1 (for example a header with 
 
 /** Connections whose request the parser refused and answered itself, mid-body too (a chunk size that is no number). */
 const refusedByParser = new WeakSet<Socket>();
+
+/** Each connection's latest request, for a refusal inside its body to carry the id the app gave it. */
+const latestRequest = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
 
 /**
  * The 400 the parser gave a request whose body the app was reading, for the app to record it as
@@ -29,6 +35,7 @@ export function parserRefusal(socket: Socket): InvalidRequestError | undefined {
 export function createHttpServer(app: Koa, log: Logger, { bodyIdleMs }: { bodyIdleMs: number }): Server {
   const handle = app.callback();
   const server = createServer({ requestTimeout: 300_000, headersTimeout: 20_000 }, (req, res) => {
+    latestRequest.set(req.socket, { req, res });
     limitBodyPauses(req, bodyIdleMs);
     // Koa's handler settles every request itself, errors included
     void handle(req, res);
@@ -42,19 +49,29 @@ export function createHttpServer(app: Koa, log: Logger, { bodyIdleMs }: { bodyId
     const { status, detail } = PARSER_ERRORS[error.code ?? ''] ?? { status: 400, detail: MALFORMED };
     // a connection that ended mid-request is a client gone (recorded 499), not a refusal
     if (error.code !== 'HPE_INVALID_EOF_STATE') refusedByParser.add(socket);
-    log.debug({ code: error.code, status }, 'unreadable request');
-    answerAndClose(socket, status, detail);
+    // a refusal inside the body of a request the app is reading answers with that request's id,
+    // the one its log row has; before any headers were read there is no request yet: a new id
+    const latest = latestRequest.get(socket);
+    const appId = latest && !latest.req.complete ? latest.res.getHeader('X-Request-Id') : undefined;
+    const requestId = typeof appId === 'string' ? appId : randomUUID();
+    log.debug({ code: error.code, status, requestId }, 'unreadable request');
+    answerAndClose(socket, status, detail, requestId);
   });
   // Node hands CONNECT (a proxy's tunnel) to this event, not to the app, and closes the connection
   // unanswered when nothing listens: this server is no proxy
-  server.on('connect', (_req, socket: Socket) => answerAndClose(socket, 405, 'CONNECT is not supported: this server is not a proxy.'));
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = requestIdFrom(typeof incoming === 'string' ? incoming : undefined);
+    answerAndClose(socket, 405, 'CONNECT is not supported: this server is not a proxy.', requestId);
+  });
   return server;
 }
 
-function answerAndClose(socket: Socket, status: number, detail: string): void {
+function answerAndClose(socket: Socket, status: number, detail: string, requestId: string): void {
   const body = JSON.stringify({ detail });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

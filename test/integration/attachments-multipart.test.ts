@@ -65,7 +65,7 @@ describe('POST /api/v1/dev/query-multipart', () => {
     for (const c of res.data!.citations.filter((c) => c.document_id !== '')) expect(c).toMatchObject({ metadata: { subject: 'Mathematics' } });
   });
 
-  test('without a multimodal provider an image is reported unreadable, the request succeeds on the text and the image still costs tokens', async () => {
+  test('without a multimodal provider an image is reported unreadable, the request succeeds on the text and the unread image costs no tokens', async () => {
     const res = await upload({ query: 'What do plants need for photosynthesis?' }, [{ name: 'page.png', bytes: await fixture('small.png'), type: 'image/png' }]);
     expect(res.response.status).toBe(200);
     expect(res.data!.answer).toContain("The attached image 'page.png' could not be read");
@@ -73,9 +73,9 @@ describe('POST /api/v1/dev/query-multipart', () => {
     const without = await upload({ query: 'What do plants need for photosynthesis?' });
     const [plain] = await server.orm.em.fork().execute<{ tokens: number }[]>('select tokens from request_log where api_key_id = ? order by id desc limit 1', [keyId]);
     expect(without.response.status).toBe(200);
-    // same question and passages: the difference is the image's 258 tokens (the service's notice is not model output)
+    // same question and passages (the service's notice is not model output): the image no model read adds nothing
     expect(without.data!.answer).toBe(res.data!.answer.split('\n\n')[0]);
-    expect(row!.tokens - plain!.tokens).toBe(258);
+    expect(row!.tokens).toBe(plain!.tokens);
   });
 
   test.each([
@@ -114,6 +114,15 @@ describe('POST /api/v1/dev/query-multipart', () => {
     const spoofed = await upload({ query: 'x' }, [{ name: 'paper.pdf', bytes: await fixture('small.png'), type: 'application/pdf' }]);
     expect(spoofed.response.status).toBe(400);
     expect(detailOf(spoofed.error)).toBe("Attachment 'paper.pdf' is declared as application/pdf, but its content is image/png.");
+  });
+
+  test.each([
+    ['Windows-1252', Buffer.from('Caf\xe9 notes on photosynthesis', 'latin1')],
+    ['UTF-16', Buffer.from('\ufeffnotes on photosynthesis', 'utf16le')],
+  ])('a text file saved as %s is 400 telling to save it as UTF-8', async (_, bytes) => {
+    const res = await upload({ query: 'photosynthesis' }, [{ name: 'notes.txt', bytes, type: 'text/plain' }]);
+    expect(res.response.status).toBe(400);
+    expect(detailOf(res.error)).toBe("Attachment 'notes.txt' is declared as text/plain, but it is not UTF-8 text: save it as UTF-8 and send it again.");
   });
 
   test.each([

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { connect as connectTcp, type Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
 import { newKey } from './support/accounts.js';
 import { apiClient, detailOf, expectSchema, sendRaw, type Schemas } from './support/contract.js';
 import { rawMultipart } from './support/raw-multipart.js';
@@ -35,6 +36,13 @@ function detailBody(answer: string): unknown {
   const body: unknown = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
   expectSchema(body, 'Detail');
   return body;
+}
+
+/** The X-Request-Id of a raw HTTP answer, which every response carries (the parser's own refusals too). */
+function requestIdOf(answer: string): string {
+  const id = /\r\nX-Request-Id: ([^\r]*)\r\n/i.exec(answer.slice(0, answer.indexOf('\r\n\r\n') + 2))?.[1];
+  expect(id).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
+  return id!;
 }
 
 /**
@@ -120,11 +128,38 @@ describe('JSON bodies that cost more than their size', () => {
   });
 });
 
+describe('Content-Encoding of a body: only what the contract names', () => {
+  const encoded = (operationId: string, encoding: string, body: Uint8Array, contentType = 'application/json') =>
+    sendRaw(server.url, operationId, { key, method: 'POST', headers: { 'Content-Type': contentType, 'Content-Encoding': encoding }, body });
+
+  test('JSON encoded as gzip is read', async () => {
+    const res = await encoded('query', 'gzip', gzipSync('{"query":"photosynthesis"}'));
+    expect(res.status).toBe(200);
+  });
+
+  test.each(['br', 'zstd', 'compress'])("JSON encoded as %s is 415 naming the Content-Encoding and those accepted", async (encoding) => {
+    const res = await encoded('query', encoding, Buffer.from('{"query":"photosynthesis"}'));
+    expect(res.status).toBe(415);
+    expect(detailOf(res.body)).toBe(`Unsupported Content-Encoding '${encoding}'. This operation accepts identity, gzip or deflate.`);
+  });
+
+  test('a multipart body with a Content-Encoding is 415: uploads are sent uncompressed', async () => {
+    const { body, contentType } = rawMultipart([{ name: 'query', bytes: 'photosynthesis' }]);
+    const res = await encoded('queryMultipart', 'gzip', gzipSync(body), contentType);
+    expect(res.status).toBe(415);
+    expect(detailOf(res.body)).toBe("Unsupported Content-Encoding 'gzip'. This operation accepts identity only: send the body uncompressed.");
+    expect((await encoded('queryMultipart', 'identity', body, contentType)).status).toBe(200);
+  });
+});
+
 describe('requests the HTTP parser refuses are answered in the {detail} shape', () => {
   test('headers over 16 KB: 431', async () => {
     const answer = await rawExchange(`GET /api/v1/dev/plans HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
     expect(detailBody(answer)).toEqual({ detail: 'The request line and headers are larger than the limit of 16384 bytes.' });
+    // each refusal gets an id of its own
+    const again = await rawExchange(`GET /api/v1/dev/plans HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(requestIdOf(again)).not.toBe(requestIdOf(answer));
   });
 
   test.each([
@@ -134,14 +169,18 @@ describe('requests the HTTP parser refuses are answered in the {detail} shape', 
     const answer = await rawExchange(`GET /api/v1/dev/plans HTTP/1.1\r\nHost: x\r\n${header}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(detailBody(answer)).toHaveProperty('detail');
+    requestIdOf(answer);
   });
 });
 
 describe('requests the API does not route', () => {
-  test('CONNECT is 405 in the {detail} shape, not a closed connection', async () => {
+  test('CONNECT is 405 in the {detail} shape, not a closed connection, with a request id (the client\'s when well formed)', async () => {
     const answer = await rawExchange('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n', { end: false });
     expect(answer).toMatch(/^HTTP\/1\.1 405 /);
     expect(detailBody(answer)).toEqual({ detail: 'CONNECT is not supported: this server is not a proxy.' });
+    requestIdOf(answer);
+    const own = await rawExchange('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\nX-Request-Id: tunnel-1\r\n\r\n', { end: false });
+    expect(requestIdOf(own)).toBe('tunnel-1');
   });
 
   test('a JSON request without a body (no Content-Length) is 400 as an empty body, not 415 for its type', async () => {
@@ -159,13 +198,13 @@ describe('a body whose framing the HTTP parser refuses', () => {
       { end: false },
     );
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    const statuses = async () =>
-      (await server.orm.em.fork().execute<{ status: number | null }[]>('select status from request_log where api_key_id = ?', [keyId])).map((r) => r.status);
+    const rows = async () => server.orm.em.fork().execute<{ status: number | null; request_id: string }[]>('select status, request_id from request_log where api_key_id = ?', [keyId]);
     const deadline = Date.now() + 10_000;
     // the parser may answer before the request is even admitted: wait for its row and its status
-    const pending = (list: (number | null)[]) => list.length === 0 || list.includes(null);
-    while (pending(await statuses()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(await statuses()).toEqual([400]);
+    const pending = (list: { status: number | null }[]) => list.length === 0 || list.some((r) => r.status === null);
+    while (pending(await rows()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // the answer names the request as its log row does, for support to find it
+    expect(await rows()).toEqual([{ status: 400, request_id: requestIdOf(answer) }]);
   });
 });
 

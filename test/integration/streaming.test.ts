@@ -109,7 +109,9 @@ describe('offline answers as events', () => {
     expect(usage.tokens).toBeGreaterThan(0);
     const row = await logRow(offline, requestId);
     expect(row).toMatchObject({ status: 200, model: 'svcai-fast', tokens: usage.tokens });
-    expect(Number(row!.cost_usd)).toBeCloseTo(usage.cost_usd, 6);
+    // to the millionth, as the log keeps it and GET /usage reports it, without float noise
+    expect(usage.cost_usd).toBe(Number(row!.cost_usd));
+    expect(events.at(-1)!.data).toMatch(/"cost_usd":\d+(\.\d{1,6})?}$/);
     expect(await queries(offline)).toBe(before + 1);
   });
 
@@ -203,7 +205,10 @@ describe('provider answers as events', () => {
     expect(request).toMatchObject({ model: 'provider-fast-1', stream: true, stream_options: { include_usage: true } });
     const reported = Math.ceil(request.messages.map((m) => messageText(m.content)).join(' ').length / 4) + Math.ceil(answer.length / 4);
     expect(dataOf(rest.at(-1))).toMatchObject({ model: 'svcai-fast', tokens: reported });
-    expect(await logRow(withProvider, requestId)).toMatchObject({ status: 200, model: 'svcai-fast', tokens: reported });
+    const row = await logRow(withProvider, requestId);
+    expect(row).toMatchObject({ status: 200, model: 'svcai-fast', tokens: reported });
+    expect(rest.at(-1)!.data).toMatch(/"cost_usd":\d+(\.\d{1,6})?}$/);
+    expect((dataOf(rest.at(-1)) as Schemas['QueryUsageData']).cost_usd).toBe(Number(row!.cost_usd));
   });
 
   test('a quiet provider: comment lines keep the stream open; the text is trimmed as a whole answer is', async () => {

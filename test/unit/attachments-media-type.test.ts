@@ -64,6 +64,13 @@ describe('detectType', () => {
       "Attachment 'notes.txt' is declared as text/plain, but its content is image/png.",
     );
   });
+
+  test('text that is not UTF-8 is told to be saved as UTF-8, not called application/octet-stream', async () => {
+    const latin1 = new Uint8Array(Buffer.from('Caf\xe9 notes', 'latin1'));
+    await expect(detectType({ name: 'notes.txt', contentType: 'text/plain' }, latin1)).rejects.toThrow(
+      "Attachment 'notes.txt' is declared as text/plain, but it is not UTF-8 text: save it as UTF-8 and send it again.",
+    );
+  });
 });
 
 describe('image token cost', () => {

@@ -134,8 +134,9 @@ function unreadNote({ images, readImages }: Material): string {
   return unread.length ? `\n\n${unreadImagesNote(unread)}` : '';
 }
 
-function usageOf(services: AnsweringServices, { model, images, retrievalMode }: Material, promptTokens: number, completionTokens: number): AnswerUsage {
-  const prompt = promptTokens + images.reduce((sum, i) => sum + i.tokens, 0);
+/** The request's tokens and cost: an image adds its tokens only when the model was sent it (readImages). */
+function usageOf(services: AnsweringServices, { model, readImages, retrievalMode }: Material, promptTokens: number, completionTokens: number): AnswerUsage {
+  const prompt = promptTokens + readImages.reduce((sum, i) => sum + i.tokens, 0);
   return { model, tokens: prompt + completionTokens, costUsd: costUsd(services.prices, model, prompt, completionTokens), retrievalMode };
 }
 

@@ -39,8 +39,16 @@ export async function countTokensOf(work: HeavyWork, owner: string, texts: strin
   }
 }
 
-/** Cost in USD of a request, from the per-model price table (USD per million tokens). */
+/** Cost in USD of a request, from the per-model price table (USD per million tokens), rounded by roundedUsd. */
 export function costUsd(prices: PriceTable, model: Model, promptTokens: number, completionTokens: number): number {
   const price = prices[model];
-  return (promptTokens * price.input + completionTokens * price.output) / 1_000_000;
+  return roundedUsd((promptTokens * price.input + completionTokens * price.output) / 1_000_000);
+}
+
+/**
+ * An amount in USD to the millionth, as the request log stores it (numeric(…, 6)), without the
+ * float noise of sums and products (0.00030000000000000003): what every response reports.
+ */
+export function roundedUsd(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
 }

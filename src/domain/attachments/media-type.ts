@@ -29,7 +29,12 @@ export class UnsupportedMediaTypeError extends InvalidAttachmentError {
 
 export class ContentMismatchError extends InvalidAttachmentError {
   constructor(name: string, declared: string, actual: string) {
-    super(`Attachment '${name}' is declared as ${declared}, but its content is ${actual}.`);
+    // text in another encoding (UTF-16, a Windows code page) sniffs as octet-stream: say how to fix it
+    super(
+      declared === 'text/plain' && actual === 'application/octet-stream'
+        ? `Attachment '${name}' is declared as text/plain, but it is not UTF-8 text: save it as UTF-8 and send it again.`
+        : `Attachment '${name}' is declared as ${declared}, but its content is ${actual}.`,
+    );
   }
 }
 

@@ -3,6 +3,7 @@ import { ApiKey } from '../../db/entities.js';
 import { accountLatency, accountStoreUsage, accountUsage, type AccountUsageRow } from '../../db/request-log.js';
 import type { Analytics } from '../../generated/contract-values.js';
 import { currentSubscription } from '../accounts/subscriptions.js';
+import { roundedUsd } from '../answering/cost.js';
 import { ForbiddenError, InvalidRequestError } from '../errors.js';
 import { startOfNextUtcDay, startOfUtcDay, startOfUtcMonth, utcDate } from '../limits/periods.js';
 import { quotaPercentage } from './usage.js';
@@ -82,7 +83,7 @@ function add(t: Totals, r: AccountUsageRow): void {
   t.costUsd += r.costUsd;
 }
 const zero = (): Totals => ({ requests: 0, tokens: 0, costUsd: 0 });
-const rounded = <T extends Totals>(t: T): T => ({ ...t, costUsd: Math.round(t.costUsd * 1e6) / 1e6 });
+const rounded = <T extends Totals>(t: T): T => ({ ...t, costUsd: roundedUsd(t.costUsd) });
 
 function shape(level: Analytics, plan: string | null, monthlyQuota: number, from: string, to: string, rows: AccountUsageRow[], keys: ApiKey[], now: Date): AnalyticsReport {
   const totals = zero();
@@ -138,6 +139,6 @@ export async function analyticsCsv(em: EntityManager, accountId: string, range: 
   const rows = await accountUsage(em, accountId, new Date(`${report.from}T00:00:00Z`), startOfNextUtcDay(new Date(`${report.to}T00:00:00Z`)));
   const names = new Map((await em.find(ApiKey, { account: accountId })).map((k) => [k.id, k.displayPrefix]));
   const cell = (v: string | number | null) => (v === null ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v));
-  const lines = rows.map((r) => [r.day, names.get(r.keyId) ?? r.keyId, r.endpoint, r.model, r.status, r.requests, r.tokens, Math.round(r.costUsd * 1e6) / 1e6].map(cell).join(','));
+  const lines = rows.map((r) => [r.day, names.get(r.keyId) ?? r.keyId, r.endpoint, r.model, r.status, r.requests, r.tokens, roundedUsd(r.costUsd)].map(cell).join(','));
   return ['date,key,endpoint,model,status,requests,tokens,cost_usd', ...lines].join('\n') + '\n';
 }

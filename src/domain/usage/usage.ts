@@ -1,5 +1,6 @@
 import type { Plan } from '../../db/entities.js';
 import type { CounterPeriods, EndpointUsage } from '../../db/request-log.js';
+import { roundedUsd } from '../answering/cost.js';
 
 export interface UsageReport {
   totalRequests: number;
@@ -36,7 +37,7 @@ export function usageReport({ periods, byEndpoint: rows }: MonthUsage, plan: Pla
   return {
     totalRequests,
     totalTokens,
-    totalCostUsd: Math.round(totalCostUsd * 1e6) / 1e6,
+    totalCostUsd: roundedUsd(totalCostUsd),
     byEndpoint,
     periodStart: periods.month,
     periodEnd: periods.day,
