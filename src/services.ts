@@ -7,6 +7,9 @@ import type { Mailer } from './domain/ports/mailer.js';
 import type { PaymentGateway } from './domain/ports/payment-gateway.js';
 import { PgBossQueue } from './jobs/pg-boss-queue.js';
 import { INGESTION_POLICY } from './jobs/ingestion-worker.js';
+import { GATEWAY_POLICY } from './jobs/billing-worker.js';
+import { NOTIFICATION_QUEUE } from './domain/billing/notifications.js';
+import { CANCEL_RECURRING_QUEUE } from './domain/billing/subscriptions.js';
 import { INGESTION_QUEUE } from './domain/knowledge-bases/ingestion-job.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { SmtpMailer } from './mail/smtp-mailer.js';
@@ -40,6 +43,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
   const payments = payHereSettings(config);
   const jobs = new PgBossQueue(config.DATABASE_URL);
   jobs.define(INGESTION_QUEUE, INGESTION_POLICY);
+  for (const queue of [NOTIFICATION_QUEUE, CANCEL_RECURRING_QUEUE]) jobs.define(queue, GATEWAY_POLICY);
   const endpoint = embeddingsEndpoint(config, log);
   return {
     index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),

@@ -5,7 +5,13 @@ import { applyNotification } from '../domain/billing/apply-notification.js';
 import { NOTIFICATION_QUEUE, unprocessedNotifications } from '../domain/billing/notifications.js';
 import { CANCEL_RECURRING_QUEUE } from '../domain/billing/subscriptions.js';
 import type { PaymentGateway } from '../domain/ports/payment-gateway.js';
-import type { PgBossQueue } from './pg-boss-queue.js';
+import type { PgBossQueue, QueuePolicy } from './pg-boss-queue.js';
+
+/**
+ * Both billing queues wait on PayHere (confirming a payment, stopping recurring payments), so
+ * their jobs outlast a long gateway outage: backoff up to 15 minutes, about 12 hours in all.
+ */
+export const GATEWAY_POLICY: Partial<QueuePolicy> = { retryLimit: 60, retryDelay: 2, retryBackoff: true, retryDelayMax: 900 };
 
 /**
  * Processes payment notifications, and stops recurring payments at the gateway, from the queue in this process. At start, verified

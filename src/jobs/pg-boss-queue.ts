@@ -51,7 +51,11 @@ export class PgBossQueue implements JobQueue {
     this.started ??= this.boss.start();
     let created = this.queues.get(queue);
     if (!created) {
-      created = this.started.then(() => this.boss.createQueue(queue, { ...this.policy(queue), notify: true }));
+      // createQueue keeps an existing queue as it was: updateQueue brings its retries and times to this code's
+      created = this.started.then(async () => {
+        await this.boss.createQueue(queue, { ...this.policy(queue), notify: true });
+        await this.boss.updateQueue(queue, this.policy(queue));
+      });
       // a failed start is tried again by the next caller
       created.catch(() => {
         this.queues.delete(queue);

@@ -1,9 +1,11 @@
 import { describe, expect, test } from '@jest/globals';
+import pg from 'pg';
 import { pino } from 'pino';
 import { PgBossQueue } from '../../src/jobs/pg-boss-queue.js';
 import { onCleanup } from './support/cleanup.js';
 
 const log = pino({ level: 'silent' });
+const { Client } = pg;
 
 // The durable job queue on the test PostgreSQL: what ingestion, billing and webhooks rely on.
 describe('PgBossQueue', () => {
@@ -33,4 +35,20 @@ describe('PgBossQueue', () => {
     expect(Date.now() - started).toBeLessThan(25_000);
     expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   }, 120_000);
+
+  test('a queue made before takes the retries and times its code now defines', async () => {
+    const name = `policy-${Math.random().toString(36).slice(2, 10)}`;
+    const before = new PgBossQueue(process.env.DATABASE_URL!);
+    onCleanup(() => before.stop());
+    await before.send(name, {});
+    const after = new PgBossQueue(process.env.DATABASE_URL!);
+    onCleanup(() => after.stop());
+    after.define(name, { retryLimit: 60, retryDelayMax: 900 });
+    await after.send(name, {});
+    const pg = new Client({ connectionString: process.env.DATABASE_URL });
+    await pg.connect();
+    onCleanup(() => pg.end());
+    const { rows } = await pg.query<{ retry_limit: number; retry_delay_max: number }>('select retry_limit, retry_delay_max from pgboss.queue where name = $1', [name]);
+    expect(rows).toEqual([{ retry_limit: 60, retry_delay_max: 900 }]);
+  });
 });
