@@ -1888,7 +1888,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description At least 10 characters, not your email address.
+             * @description At least 10 characters, not only spaces, not your email address. It is kept exactly as typed, spaces included.
              * @example correct horse battery staple
              */
             password: string;
@@ -1954,7 +1954,7 @@ export interface components {
              */
             token: string;
             /**
-             * @description The new password; at least 10 characters, not your email address.
+             * @description The new password; at least 10 characters, not only spaces, not your email address. It is kept exactly as typed, spaces included.
              * @example a new and longer passphrase
              */
             password: string;

@@ -53,6 +53,22 @@ describe('sign-up and email verification', () => {
     expect(error).toMatchObject({ detail: expect.stringMatching(/exists/) });
   });
 
+  test('a password of spaces only is refused by the JSON sign-up and its form; spaces around a password are kept as typed', async () => {
+    const { response, error } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', {
+      body: { organisation: 'Spaces', email: uniqueEmail('spaces'), password: ' '.repeat(10) },
+    });
+    expect(response.status).toBe(400);
+    expect(error).toMatchObject({ detail: "Field 'password' must contain at least one non-whitespace character." });
+    const form = await new DashboardBrowser(server.url).submit('/dashboard/sign-up', { organisation: 'Spaces', email: uniqueEmail('spaces-form'), password: ' \t\u00a0'.repeat(4) }, '');
+    expect(form.status).toBe(400);
+    expect(form.html).toContain('Field &#39;password&#39; must contain at least one non-whitespace character.');
+
+    const email = uniqueEmail('spaced');
+    await new DashboardBrowser(server.url).signUp(email, '  a spaced password  ');
+    expect((await new DashboardBrowser(server.url).logIn(email, 'a spaced password')).status).toBe(401);
+    expect((await new DashboardBrowser(server.url).logIn(email, '  a spaced password  ')).status).toBe(200);
+  });
+
   test('a password shorter than 10 characters is refused with the rule', async () => {
     const { response, error } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', {
       body: { organisation: 'Short', email: uniqueEmail('short'), password: 'short' },
@@ -247,6 +263,9 @@ describe('password reset', () => {
     await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
     const token = await linkToken(email, '/dashboard/reset-password');
     expect((await confirm(token, email)).response.status).toBe(400);
+    const spaces = await confirm(token, ' '.repeat(12));
+    expect(spaces.response.status).toBe(400);
+    expect(spaces.error).toMatchObject({ detail: "Field 'password' must contain at least one non-whitespace character." });
     expect((await confirm(token, 'the second password')).response.status).toBe(204);
 
     await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
