@@ -239,6 +239,48 @@ describe('the sign-up form', () => {
   });
 });
 
+describe('the log-in, forgot-password and reset-password forms', () => {
+  const form = (path: string, fields: Record<string, string>) => new DashboardBrowser(server.url).submit(path, fields, '');
+  const expectRefused = async (path: string, fields: Record<string, string>, field: string) => {
+    const { status, html } = await form(path, fields);
+    expect([path, fields, status]).toEqual([path, fields, 400]);
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain(`Field &#39;${field}&#39;`);
+  };
+  const badEmails = ['no-at-sign.example.org', `${'e'.repeat(250)}@example.org`, 'ඉමේල්@example.org', 'a\u0000b@example.org'];
+
+  test('the log-in form refuses what the JSON log-in refuses, as a 400 page naming the field', async () => {
+    for (const email of badEmails) await expectRefused('/dashboard/log-in', { email, password: 'a long enough password' }, 'email');
+    await expectRefused('/dashboard/log-in', { email: uniqueEmail('log-in-form'), password: 'p'.repeat(257) }, 'password');
+    await expectRefused('/dashboard/log-in', { email: uniqueEmail('log-in-form') }, 'password');
+  });
+
+  test('the forgot-password form refuses what the JSON request refuses, and mails nothing', async () => {
+    for (const email of badEmails) await expectRefused('/dashboard/forgot-password', { email }, 'email');
+    const first = uniqueEmail('reset-eve');
+    const second = uniqueEmail('reset-third-party');
+    await new DashboardBrowser(server.url).signUp(first);
+    await new DashboardBrowser(server.url).signUp(second);
+    await expectRefused('/dashboard/forgot-password', { email: `${first},${second}` }, 'email');
+    // only the sign-ups' verification mails
+    expect(await mailTo(first)).toHaveLength(1);
+    expect(await mailTo(second)).toHaveLength(1);
+  });
+
+  test('the reset-password form refuses what the JSON reset refuses, and the link keeps working', async () => {
+    const email = uniqueEmail('reset-form');
+    await new DashboardBrowser(server.url).signUp(email, 'the first password');
+    await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
+    const token = await linkToken(email, '/dashboard/reset-password');
+    await expectRefused('/dashboard/reset-password', { token: 't'.repeat(201), password: 'the second password' }, 'token');
+    await expectRefused('/dashboard/reset-password', { token: 'a\u0000b', password: 'the second password' }, 'token');
+    await expectRefused('/dashboard/reset-password', { token, password: 'p'.repeat(257) }, 'password');
+    await expectRefused('/dashboard/reset-password', { token, password: ' '.repeat(10) }, 'password');
+    expect((await form('/dashboard/reset-password', { token, password: 'the second password' })).status).toBe(200);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'the second password')).status).toBe(200);
+  });
+});
+
 describe('password reset', () => {
   test('a mailed one-time link sets a new password and ends every session', async () => {
     const email = uniqueEmail('reset');
