@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up
-         * @description Creates an account and its first user, signs the browser in (session cookie) and mails a link to confirm the email address. Sign-ups are throttled per client address.
+         * @description Creates an account and its first user, signs the browser in (session cookie) and mails a link to confirm the email address. Sign-ups are throttled per client address and per email address.
          */
         post: operations["signUp"];
         delete?: never;

@@ -53,6 +53,26 @@ describe('sign-up and email verification', () => {
     expect(error).toMatchObject({ detail: expect.stringMatching(/exists/) });
   });
 
+  test('sign-ups for one email address are limited like log-ins, the JSON operation and the form together', async () => {
+    const email = uniqueEmail('signup-throttle');
+    const signUp = (address: string) =>
+      new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', { body: { organisation: 'Again', email: address, password: 'a long enough password' } });
+    expect((await signUp(email)).response.status).toBe(201);
+    expect((await signUp(email.toUpperCase())).response.status).toBe(409);
+    expect((await new DashboardBrowser(server.url).submit('/dashboard/sign-up', { organisation: 'Again', email, password: 'a long enough password' }, '')).status).toBe(409);
+    const refused = await signUp(email);
+    expect(refused.response.status).toBe(429);
+    expect(refused.error).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
+    expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    const page = await new DashboardBrowser(server.url).submit('/dashboard/sign-up', { organisation: 'Again', email, password: 'a long enough password' }, '');
+    expect(page.status).toBe(429);
+    expect(page.html).toMatch(/Too many attempts/);
+    // another address from the same client is not held up
+    expect((await signUp(uniqueEmail('signup-other'))).response.status).toBe(201);
+    clock.advance(16 * 60_000);
+    expect((await signUp(email)).response.status).toBe(409);
+  });
+
   test('a password of spaces only is refused by the JSON sign-up and its form; spaces around a password are kept as typed', async () => {
     const { response, error } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', {
       body: { organisation: 'Spaces', email: uniqueEmail('spaces'), password: ' '.repeat(10) },
