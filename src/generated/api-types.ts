@@ -3440,6 +3440,7 @@ export interface components {
         DashboardSessionCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Set-Cookie": components["headers"]["Set-Cookie"];
                 [name: string]: unknown;
             };
@@ -3451,6 +3452,7 @@ export interface components {
         DashboardSessionStarted: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Set-Cookie": components["headers"]["Set-Cookie"];
                 [name: string]: unknown;
             };
@@ -3462,6 +3464,7 @@ export interface components {
         DashboardSessionOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3472,6 +3475,7 @@ export interface components {
         LoggedOut: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Set-Cookie": components["headers"]["Set-Cookie"];
                 [name: string]: unknown;
             };
@@ -3484,6 +3488,7 @@ export interface components {
         Accepted: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3494,6 +3499,7 @@ export interface components {
         PasswordChanged: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -3502,6 +3508,7 @@ export interface components {
         EmailVerified: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -3510,6 +3517,7 @@ export interface components {
         SubscriptionOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3520,6 +3528,7 @@ export interface components {
         ApiKeyListOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3530,6 +3539,7 @@ export interface components {
         NewApiKeyCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3540,6 +3550,7 @@ export interface components {
         ApiKeyOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3550,6 +3561,7 @@ export interface components {
         AuditLogOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3570,6 +3582,7 @@ export interface components {
         DashboardUnauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3580,6 +3593,7 @@ export interface components {
         DashboardForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3590,6 +3604,7 @@ export interface components {
         DashboardNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3600,6 +3615,7 @@ export interface components {
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3610,6 +3626,7 @@ export interface components {
         PaymentRequired: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3620,6 +3637,7 @@ export interface components {
         DashboardTooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -3631,6 +3649,7 @@ export interface components {
         CheckoutCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3641,6 +3660,7 @@ export interface components {
         AnalyticsOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3651,6 +3671,7 @@ export interface components {
         AnalyticsCsv: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3684,6 +3705,7 @@ export interface components {
         LinkNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3694,6 +3716,7 @@ export interface components {
         CheckoutOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3704,6 +3727,7 @@ export interface components {
         InvoiceListOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -4215,6 +4239,12 @@ export interface components {
          *     `Idempotency-Key` (nothing was done again); absent otherwise.
          */
         "Idempotent-Replayed": "true";
+        /**
+         * @description `no-store`, on every answer of the dashboard: they carry the session's CSRF token, new API
+         *     keys and the account's own data, which no browser or proxy cache may keep.
+         * @example no-store
+         */
+        "Cache-Control": "no-store";
     };
     pathItems: never;
 }

@@ -588,7 +588,14 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
   ];
 
   return async (ctx: Ctx, next) => {
-    if (!/^\/dashboard(\/|$)/.test(ctx.path) || ctx.path.startsWith('/dashboard/api/')) {
+    if (!/^\/dashboard(\/|$)/.test(ctx.path)) {
+      await next();
+      return;
+    }
+    // no dashboard answer, page or JSON, is kept by a cache: they carry a session's CSRF token,
+    // new keys and signing secrets, and the account's own figures (refusals included, set first)
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.path.startsWith('/dashboard/api/')) {
       await next();
       return;
     }
@@ -652,5 +659,4 @@ function setSecurityHeaders(ctx: Ctx): void {
   // links from mails carry tokens in their query: never pass them to another site (and not
   // no-referrer, with which browsers send `Origin: null` on form posts)
   ctx.set('Referrer-Policy', 'same-origin');
-  ctx.set('Cache-Control', 'no-store');
 }

@@ -184,6 +184,23 @@ describe('log-in, sessions and log-out', () => {
   });
 });
 
+describe('caching', () => {
+  test('no dashboard answer may be cached: the session with its CSRF token, refusals and pages', async () => {
+    const browser = new DashboardBrowser(server.url);
+    const signUp = await browser.client.POST('/dashboard/api/sign-up', { body: { organisation: 'No Store', email: uniqueEmail('no-store'), password: 'a long enough password' } });
+    expect(signUp.response.headers.get('cache-control')).toBe('no-store');
+    browser.remember(signUp.data);
+    const session = await browser.client.GET('/dashboard/api/session');
+    expect(session.data!.csrf_token).toBe(browser.csrf);
+    expect(session.response.headers.get('cache-control')).toBe('no-store');
+    const signedOut = await new DashboardBrowser(server.url).client.GET('/dashboard/api/session');
+    expect(signedOut.response.status).toBe(401);
+    expect(signedOut.response.headers.get('cache-control')).toBe('no-store');
+    const page = await fetch(`${server.url}/dashboard/log-in`);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
 describe('cross-site requests', () => {
   test('a change needs the session CSRF token and a same-site origin', async () => {
     const browser = new DashboardBrowser(server.url);
