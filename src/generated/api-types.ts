@@ -3965,6 +3965,7 @@ export interface components {
         WebhookEndpointCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3979,6 +3980,7 @@ export interface components {
         WebhookSecretRotated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4240,8 +4242,9 @@ export interface components {
          */
         "Idempotent-Replayed": "true";
         /**
-         * @description `no-store`, on every answer of the dashboard: they carry the session's CSRF token, new API
-         *     keys and the account's own data, which no browser or proxy cache may keep.
+         * @description `no-store`, on every answer of the dashboard (they carry the session's CSRF token, new API keys
+         *     and the account's own data) and on the answers that show a webhook signing secret: no browser
+         *     or proxy cache may keep them.
          * @example no-store
          */
         "Cache-Control": "no-store";
