@@ -401,7 +401,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up
-         * @description Creates an account and its first user, signs the browser in (session cookie) and mails a link to confirm the email address. Sign-ups are throttled per client address.
+         * @description Creates an account and its first user, signs the browser in (session cookie) and mails a link to confirm the email address. Sign-ups are throttled per client address and per email address.
          */
         post: operations["signUp"];
         delete?: never;
@@ -1896,7 +1896,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description At least 10 characters, not your email address.
+             * @description At least 10 characters, not only spaces, not your email address. It is kept exactly as typed, spaces included.
              * @example correct horse battery staple
              */
             password: string;
@@ -1962,7 +1962,7 @@ export interface components {
              */
             token: string;
             /**
-             * @description The new password; at least 10 characters, not your email address.
+             * @description The new password; at least 10 characters, not only spaces, not your email address. It is kept exactly as typed, spaces included.
              * @example a new and longer passphrase
              */
             password: string;
@@ -3453,6 +3453,7 @@ export interface components {
         DashboardSessionCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Set-Cookie": components["headers"]["Set-Cookie"];
                 [name: string]: unknown;
             };
@@ -3464,6 +3465,7 @@ export interface components {
         DashboardSessionStarted: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Set-Cookie": components["headers"]["Set-Cookie"];
                 [name: string]: unknown;
             };
@@ -3475,6 +3477,7 @@ export interface components {
         DashboardSessionOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3485,6 +3488,7 @@ export interface components {
         LoggedOut: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Set-Cookie": components["headers"]["Set-Cookie"];
                 [name: string]: unknown;
             };
@@ -3497,6 +3501,7 @@ export interface components {
         Accepted: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3507,6 +3512,7 @@ export interface components {
         PasswordChanged: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -3515,6 +3521,7 @@ export interface components {
         EmailVerified: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -3523,6 +3530,7 @@ export interface components {
         SubscriptionOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3533,6 +3541,7 @@ export interface components {
         ApiKeyListOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3543,6 +3552,7 @@ export interface components {
         NewApiKeyCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3553,6 +3563,7 @@ export interface components {
         ApiKeyOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3563,6 +3574,7 @@ export interface components {
         AuditLogOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3583,6 +3595,7 @@ export interface components {
         DashboardUnauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3593,6 +3606,7 @@ export interface components {
         DashboardForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3603,6 +3617,7 @@ export interface components {
         DashboardNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3613,6 +3628,7 @@ export interface components {
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3623,6 +3639,7 @@ export interface components {
         PaymentRequired: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3633,6 +3650,7 @@ export interface components {
         DashboardTooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -3644,6 +3662,7 @@ export interface components {
         CheckoutCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3654,6 +3673,7 @@ export interface components {
         AnalyticsOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3664,6 +3684,7 @@ export interface components {
         AnalyticsCsv: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3697,6 +3718,7 @@ export interface components {
         LinkNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3707,6 +3729,7 @@ export interface components {
         CheckoutOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3717,6 +3740,7 @@ export interface components {
         InvoiceListOk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3957,6 +3981,7 @@ export interface components {
         WebhookEndpointCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3971,6 +3996,7 @@ export interface components {
         WebhookSecretRotated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4249,6 +4275,13 @@ export interface components {
          *     `Idempotency-Key` (nothing was done again); absent otherwise.
          */
         "Idempotent-Replayed": "true";
+        /**
+         * @description `no-store`, on every answer of the dashboard (they carry the session's CSRF token, new API keys
+         *     and the account's own data) and on the answers that show a webhook signing secret: no browser
+         *     or proxy cache may keep them.
+         * @example no-store
+         */
+        "Cache-Control": "no-store";
     };
     pathItems: never;
 }

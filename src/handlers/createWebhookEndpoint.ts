@@ -14,5 +14,6 @@ export const createWebhookEndpoint: Handler<'createWebhookEndpoint'> = async ({ 
       return { status: 201 as const, body: { endpoint: endpointView(endpoint), secret } };
     },
   );
-  return { status: 201, body: answer.body, headers: replayHeaders(answer.replayed) };
+  // the secret is shown in this answer only: no cache may keep it
+  return { status: 201, body: answer.body, headers: { 'Cache-Control': 'no-store', ...replayHeaders(answer.replayed) } };
 };

@@ -298,7 +298,9 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     {
       method: 'POST', path: /^\/dashboard\/log-in$/, signedIn: false,
       run: orShow(formPage('log-in', 'Log in'))(async (page) => {
-        const started = await logIn(signInContext(page), { email: page.form.email ?? '', password: page.form.password ?? '' });
+        // the JSON log-in's body, checked by its schema: an address the contract refuses is a 400 naming it
+        const input = validated('logIn', { email: page.form.email ?? '', password: page.form.password ?? '' });
+        const started = await logIn(signInContext(page), input);
         const previous = page.ctx.cookies.get(SESSION_COOKIE);
         if (previous) await endSession(page.ctx.state.em, previous);
         setSessionCookie(page.ctx, started, services.signIn.baseUrl, page.now);
@@ -332,7 +334,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     {
       method: 'POST', path: /^\/dashboard\/forgot-password$/, signedIn: false,
       run: orShow(formPage('forgot-password', 'Forgot your password?'))(async (page) => {
-        await requestPasswordReset(signInContext(page), { email: page.form.email ?? '' });
+        await requestPasswordReset(signInContext(page), validated('requestPasswordReset', { email: page.form.email ?? '' }));
         render(page, 'message', 'Check your mail', { message: 'If the address has an account, a link to choose a new password is on its way. It works once, for one hour.', next: '/dashboard/log-in', nextLabel: 'Log in' });
       }),
     },
@@ -340,7 +342,8 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     {
       method: 'POST', path: /^\/dashboard\/reset-password$/, signedIn: false,
       run: orShow(formPage('reset-password', 'Choose a new password', (page) => ({ token: page.form.token ?? '' })))(async (page) => {
-        await resetPassword(signInContext(page), { token: page.form.token ?? '', password: page.form.password ?? '' });
+        // checked by the JSON operation's schema before the link is looked at, so a refused password leaves it working
+        await resetPassword(signInContext(page), validated('resetPassword', { token: page.form.token ?? '', password: page.form.password ?? '' }));
         setSessionCookie(page.ctx, 'clear', services.signIn.baseUrl, page.now);
         render(page, 'message', 'Password changed', { message: 'Your password is changed and every session ended. Log in with the new password.', next: '/dashboard/log-in', nextLabel: 'Log in' });
       }),
@@ -585,7 +588,14 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
   ];
 
   return async (ctx: Ctx, next) => {
-    if (!/^\/dashboard(\/|$)/.test(ctx.path) || ctx.path.startsWith('/dashboard/api/')) {
+    if (!/^\/dashboard(\/|$)/.test(ctx.path)) {
+      await next();
+      return;
+    }
+    // no dashboard answer, page or JSON, is kept by a cache: they carry a session's CSRF token,
+    // new keys and signing secrets, and the account's own figures (refusals included, set first)
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.path.startsWith('/dashboard/api/')) {
       await next();
       return;
     }
@@ -649,5 +659,4 @@ function setSecurityHeaders(ctx: Ctx): void {
   // links from mails carry tokens in their query: never pass them to another site (and not
   // no-referrer, with which browsers send `Origin: null` on form posts)
   ctx.set('Referrer-Policy', 'same-origin');
-  ctx.set('Cache-Control', 'no-store');
 }

@@ -53,6 +53,42 @@ describe('sign-up and email verification', () => {
     expect(error).toMatchObject({ detail: expect.stringMatching(/exists/) });
   });
 
+  test('sign-ups for one email address are limited like log-ins, the JSON operation and the form together', async () => {
+    const email = uniqueEmail('signup-throttle');
+    const signUp = (address: string) =>
+      new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', { body: { organisation: 'Again', email: address, password: 'a long enough password' } });
+    expect((await signUp(email)).response.status).toBe(201);
+    expect((await signUp(email.toUpperCase())).response.status).toBe(409);
+    expect((await new DashboardBrowser(server.url).submit('/dashboard/sign-up', { organisation: 'Again', email, password: 'a long enough password' }, '')).status).toBe(409);
+    const refused = await signUp(email);
+    expect(refused.response.status).toBe(429);
+    expect(refused.error).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
+    expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    const page = await new DashboardBrowser(server.url).submit('/dashboard/sign-up', { organisation: 'Again', email, password: 'a long enough password' }, '');
+    expect(page.status).toBe(429);
+    expect(page.html).toMatch(/Too many attempts/);
+    // another address from the same client is not held up
+    expect((await signUp(uniqueEmail('signup-other'))).response.status).toBe(201);
+    clock.advance(16 * 60_000);
+    expect((await signUp(email)).response.status).toBe(409);
+  });
+
+  test('a password of spaces only is refused by the JSON sign-up and its form; spaces around a password are kept as typed', async () => {
+    const { response, error } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', {
+      body: { organisation: 'Spaces', email: uniqueEmail('spaces'), password: ' '.repeat(10) },
+    });
+    expect(response.status).toBe(400);
+    expect(error).toMatchObject({ detail: "Field 'password' must contain at least one non-whitespace character." });
+    const form = await new DashboardBrowser(server.url).submit('/dashboard/sign-up', { organisation: 'Spaces', email: uniqueEmail('spaces-form'), password: ' \t\u00a0'.repeat(4) }, '');
+    expect(form.status).toBe(400);
+    expect(form.html).toContain('Field &#39;password&#39; must contain at least one non-whitespace character.');
+
+    const email = uniqueEmail('spaced');
+    await new DashboardBrowser(server.url).signUp(email, '  a spaced password  ');
+    expect((await new DashboardBrowser(server.url).logIn(email, 'a spaced password')).status).toBe(401);
+    expect((await new DashboardBrowser(server.url).logIn(email, '  a spaced password  ')).status).toBe(200);
+  });
+
   test('a password shorter than 10 characters is refused with the rule', async () => {
     const { response, error } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', {
       body: { organisation: 'Short', email: uniqueEmail('short'), password: 'short' },
@@ -148,6 +184,23 @@ describe('log-in, sessions and log-out', () => {
   });
 });
 
+describe('caching', () => {
+  test('no dashboard answer may be cached: the session with its CSRF token, refusals and pages', async () => {
+    const browser = new DashboardBrowser(server.url);
+    const signUp = await browser.client.POST('/dashboard/api/sign-up', { body: { organisation: 'No Store', email: uniqueEmail('no-store'), password: 'a long enough password' } });
+    expect(signUp.response.headers.get('cache-control')).toBe('no-store');
+    browser.remember(signUp.data);
+    const session = await browser.client.GET('/dashboard/api/session');
+    expect(session.data!.csrf_token).toBe(browser.csrf);
+    expect(session.response.headers.get('cache-control')).toBe('no-store');
+    const signedOut = await new DashboardBrowser(server.url).client.GET('/dashboard/api/session');
+    expect(signedOut.response.status).toBe(401);
+    expect(signedOut.response.headers.get('cache-control')).toBe('no-store');
+    const page = await fetch(`${server.url}/dashboard/log-in`);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
 describe('cross-site requests', () => {
   test('a change needs the session CSRF token and a same-site origin', async () => {
     const browser = new DashboardBrowser(server.url);
@@ -223,6 +276,48 @@ describe('the sign-up form', () => {
   });
 });
 
+describe('the log-in, forgot-password and reset-password forms', () => {
+  const form = (path: string, fields: Record<string, string>) => new DashboardBrowser(server.url).submit(path, fields, '');
+  const expectRefused = async (path: string, fields: Record<string, string>, field: string) => {
+    const { status, html } = await form(path, fields);
+    expect([path, fields, status]).toEqual([path, fields, 400]);
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain(`Field &#39;${field}&#39;`);
+  };
+  const badEmails = ['no-at-sign.example.org', `${'e'.repeat(250)}@example.org`, 'ඉමේල්@example.org', 'a\u0000b@example.org'];
+
+  test('the log-in form refuses what the JSON log-in refuses, as a 400 page naming the field', async () => {
+    for (const email of badEmails) await expectRefused('/dashboard/log-in', { email, password: 'a long enough password' }, 'email');
+    await expectRefused('/dashboard/log-in', { email: uniqueEmail('log-in-form'), password: 'p'.repeat(257) }, 'password');
+    await expectRefused('/dashboard/log-in', { email: uniqueEmail('log-in-form') }, 'password');
+  });
+
+  test('the forgot-password form refuses what the JSON request refuses, and mails nothing', async () => {
+    for (const email of badEmails) await expectRefused('/dashboard/forgot-password', { email }, 'email');
+    const first = uniqueEmail('reset-eve');
+    const second = uniqueEmail('reset-third-party');
+    await new DashboardBrowser(server.url).signUp(first);
+    await new DashboardBrowser(server.url).signUp(second);
+    await expectRefused('/dashboard/forgot-password', { email: `${first},${second}` }, 'email');
+    // only the sign-ups' verification mails
+    expect(await mailTo(first)).toHaveLength(1);
+    expect(await mailTo(second)).toHaveLength(1);
+  });
+
+  test('the reset-password form refuses what the JSON reset refuses, and the link keeps working', async () => {
+    const email = uniqueEmail('reset-form');
+    await new DashboardBrowser(server.url).signUp(email, 'the first password');
+    await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
+    const token = await linkToken(email, '/dashboard/reset-password');
+    await expectRefused('/dashboard/reset-password', { token: 't'.repeat(201), password: 'the second password' }, 'token');
+    await expectRefused('/dashboard/reset-password', { token: 'a\u0000b', password: 'the second password' }, 'token');
+    await expectRefused('/dashboard/reset-password', { token, password: 'p'.repeat(257) }, 'password');
+    await expectRefused('/dashboard/reset-password', { token, password: ' '.repeat(10) }, 'password');
+    expect((await form('/dashboard/reset-password', { token, password: 'the second password' })).status).toBe(200);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'the second password')).status).toBe(200);
+  });
+});
+
 describe('password reset', () => {
   test('a mailed one-time link sets a new password and ends every session', async () => {
     const email = uniqueEmail('reset');
@@ -247,6 +342,9 @@ describe('password reset', () => {
     await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
     const token = await linkToken(email, '/dashboard/reset-password');
     expect((await confirm(token, email)).response.status).toBe(400);
+    const spaces = await confirm(token, ' '.repeat(12));
+    expect(spaces.response.status).toBe(400);
+    expect(spaces.error).toMatchObject({ detail: "Field 'password' must contain at least one non-whitespace character." });
     expect((await confirm(token, 'the second password')).response.status).toBe(204);
 
     await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });

@@ -42,6 +42,8 @@ describe('API keys in the dashboard', () => {
 
     const { response, data } = await createKey(browser, { name: 'school website' });
     expect(response.status).toBe(201);
+    // the key is shown this once: no cache may keep it
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const key = data!.key;
     expect(key).toMatch(/^svc_[A-Za-z0-9]{32,}$/);
     expect(data!.api_key).toMatchObject({ name: 'school website', environment: 'live', state: 'active', read_only: false, allowed_ips: [] });

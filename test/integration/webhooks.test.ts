@@ -186,6 +186,8 @@ describe('webhook endpoints over the API', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
+    // the secret is in both answers: neither may be cached
+    expect([first.headers.get('cache-control'), again.headers.get('cache-control')]).toEqual(['no-store', 'no-store']);
     expect((await apiClient(server.url, key).GET(ENDPOINTS)).data!.data).toHaveLength(1);
     const other = await sendRaw(server.url, 'createWebhookEndpoint', { key, headers: json, body: JSON.stringify({ url: receiver.url(receiverPath()), event_types: ['api_key.revoked'] }) });
     expect(other.status).toBe(400);
@@ -344,6 +346,7 @@ describe('delivery', () => {
     const { endpoint, secret: before } = await createEndpoint(key, path);
     const rotated = await apiClient(server.url, key).POST('/api/v1/dev/webhooks/endpoints/{endpoint_id}/rotate-secret', { params: { path: { endpoint_id: endpoint.id } } });
     expect(rotated.response.status).toBe(200);
+    expect(rotated.response.headers.get('cache-control')).toBe('no-store');
     const after = rotated.data!.secret;
     expect(after).not.toBe(before);
     expect(Date.parse(rotated.data!.endpoint.previous_secret_expires_at!) - Date.parse(rotated.data!.endpoint.secret_rotated_at!)).toBe(24 * 3_600_000);

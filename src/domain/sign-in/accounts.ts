@@ -34,8 +34,16 @@ const emailScope = (kind: string, email: string) => `${kind}:${createHash('sha25
 export async function signUp(ctx: SignInContext, input: { organisation: string; email: string; password: string }): Promise<NewSession> {
   const email = normalEmail(input.email);
   checkNewPassword(input.password, email);
-  // sign-ups are throttled per address like log-ins: each one costs a password hash and a mail
-  await beginAttempt(ctx.em, [{ client: `signup-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress }], ctx.now);
+  // sign-ups are throttled per address and per email like log-ins: each one costs a password hash
+  // and a mail, and a refused one (409) tells whether the address has an account
+  await beginAttempt(
+    ctx.em,
+    [
+      { client: `signup-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
+      { client: emailScope('signup-email', email), limit: ctx.settings.failuresPerEmail },
+    ],
+    ctx.now,
+  );
   if (await ctx.em.count(DashboardUser, { email })) {
     throw new ConflictError('An account with this email address exists. Log in, or reset the password if you forgot it.');
   }
