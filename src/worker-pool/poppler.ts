@@ -207,9 +207,12 @@ const NO_PAIRS: PagePairs = { broken: new Map(), spaced: new Map() };
  */
 async function mendWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {
   const pagesWith = (test: (page: string) => boolean) => placed.flatMap((page, i) => (test(page) || test(drawn[i] ?? '') ? [i + 1] : []));
-  const runTogether = runsWordsTogether(placed) || runsWordsTogether(drawn) ? pagesWith(hasSinhalaOrTamil) : [];
+  // worked out once, for the two file-wide looks that take every Sinhala and Tamil page
+  let scriptPages: number[] | undefined;
+  const sinhalaOrTamilPages = () => (scriptPages ??= pagesWith(hasSinhalaOrTamil));
+  const runTogether = runsWordsTogether(placed) || runsWordsTogether(drawn) ? sinhalaOrTamilPages() : [];
   const glyphPages = [...new Set([...pagesWith(breaksAfterMarks), ...runTogether])].sort((x, y) => x - y);
-  const wholeFile = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? pagesWith(hasSinhalaOrTamil) : [];
+  const wholeFile = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? sinhalaOrTamilPages() : [];
   const differ = placed.flatMap((page, i) => (readingsDiffer(page, drawn[i] ?? '') ? [i + 1] : []));
   const looked = [...new Set([...glyphPages, ...wholeFile, ...differ])].sort((x, y) => x - y);
   if (looked.length === 0) return [placed, drawn];
