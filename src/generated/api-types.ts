@@ -2547,8 +2547,9 @@ export interface components {
         NewWebhookEndpointRequest: {
             /**
              * @description HTTPS URL of a host whose every address is public (no localhost, private, link-local,
-             *     CGNAT, multicast or cloud-metadata addresses), without credentials; checked now and
-             *     again at every delivery.
+             *     CGNAT, multicast or cloud-metadata addresses), without credentials or control characters
+             *     (a tab or a line break is refused, not dropped); checked now and again at every delivery.
+             *     A host that does not resolve is refused, saying so.
              */
             url: string;
             /** @description The event types to receive. */
@@ -4016,7 +4017,8 @@ export interface components {
         };
         /**
          * @description The request was refused: a body that is not valid JSON or does not match its schema (the
-         *     `detail` names the field and the rule), a URL that is not HTTPS to a public address, a
+         *     `detail` names the field and the rule), a URL that is not HTTPS to a public address, has
+         *     control characters or names a host that does not resolve (`detail` says which), a
          *     path id that is not a UUID (no endpoint or delivery has such an id), or a malformed `cursor`.
          *     Counted once.
          */
