@@ -3042,7 +3042,7 @@ export interface components {
             chunks: number | null;
             /**
              * Format: date-time
-             * @description When the document was first uploaded.
+             * @description When the document was first uploaded (in `default`, first indexed by the service's operator).
              * @example 2026-11-24T09:16:40Z
              */
             created_at: string;
@@ -3054,7 +3054,7 @@ export interface components {
             updated_at: string;
             /**
              * Format: date-time
-             * @description When the service began reading the current file; `null` while it waits for its turn.
+             * @description When the service began reading the current file; `null` while it waits for its turn. Set for every `ready` or `failed` document; never before `created_at`.
              * @example 2026-11-24T09:16:41Z
              */
             processing_started_at: string | null;
