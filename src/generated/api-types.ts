@@ -2557,8 +2557,9 @@ export interface components {
         NewWebhookEndpointRequest: {
             /**
              * @description HTTPS URL of a host whose every address is public (no localhost, private, link-local,
-             *     CGNAT, multicast or cloud-metadata addresses), without credentials; checked now and
-             *     again at every delivery.
+             *     CGNAT, multicast or cloud-metadata addresses), without credentials or control characters
+             *     (a tab or a line break is refused, not dropped); checked now and again at every delivery.
+             *     A host that does not resolve is refused, saying so.
              */
             url: string;
             /** @description The event types to receive. */
@@ -3051,7 +3052,7 @@ export interface components {
             chunks: number | null;
             /**
              * Format: date-time
-             * @description When the document was first uploaded.
+             * @description When the document was first uploaded (in `default`, first indexed by the service's operator).
              * @example 2026-11-24T09:16:40Z
              */
             created_at: string;
@@ -3063,7 +3064,7 @@ export interface components {
             updated_at: string;
             /**
              * Format: date-time
-             * @description When the service began reading the current file; `null` while it waits for its turn.
+             * @description When the service began reading the current file; `null` while it waits for its turn. Set for every `ready` or `failed` document; never before `created_at`.
              * @example 2026-11-24T09:16:41Z
              */
             processing_started_at: string | null;
@@ -4058,7 +4059,8 @@ export interface components {
         };
         /**
          * @description The request was refused: a body that is not valid JSON or does not match its schema (the
-         *     `detail` names the field and the rule), a URL that is not HTTPS to a public address, a
+         *     `detail` names the field and the rule), a URL that is not HTTPS to a public address, has
+         *     control characters or names a host that does not resolve (`detail` says which), a
          *     path id that is not a UUID (no endpoint or delivery has such an id), or a malformed `cursor`.
          *     Counted once.
          */

@@ -262,7 +262,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
   /** An upload or replace form's file, metadata and display name, checked as the API checks them. */
   async function readDocumentForm(page: Page): Promise<DocumentUploadInput> {
     const file = await readUploadForm(page);
-    if (!file || file.bytes.length === 0) throw new InvalidRequestError('Choose a file to upload: none was sent, or it is empty.', [{ path: 'file', message: 'missing or empty' }]);
+    if (!file || file.bytes.length === 0) throw new InvalidRequestError('Choose a file to upload: none was sent, or it is empty.', [{ path: '/file', message: 'missing or empty' }]);
     const f = page.form;
     const metadata = checkMetadata({ subject: f.subject, grade: f.grade, category: f.category, language: f.language, year: f.year });
     return { file, metadata, name: f.name?.trim() || undefined };
@@ -472,7 +472,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         await requireWebhooks(page);
         // one checkbox per type, named event:<type>
         const eventTypes = WEBHOOK_EVENT_TYPES.filter((type) => page.form[`event:${type}`] === 'on');
-        if (eventTypes.length === 0) throw new InvalidRequestError('Choose at least one event type.', [{ path: 'event_types', message: 'choose at least one' }]);
+        if (eventTypes.length === 0) throw new InvalidRequestError('Choose at least one event type.', [{ path: '/event_types', message: 'choose at least one' }]);
         const description = (page.form.description ?? '').trim().slice(0, 200);
         const { endpoint, secret } = await createEndpoint(page.ctx.state.em, services.webhooks.network, page.session!.accountId, { url: (page.form.url ?? '').trim().slice(0, 2048), eventTypes, description }, page.now);
         render(page, 'webhook-secret', 'Your endpoint\'s signing secret', { endpoint: endpointView(endpoint), secret }, 201);
@@ -543,7 +543,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'POST', path: new RegExp(`^/dashboard/knowledge-bases/(${KB_ID})/delete$`), signedIn: true,
       run: orShow(knowledgeBasePage)(async (page, match) => {
         const principal = await kbPrincipal(page);
-        if (page.form.confirm !== 'yes') throw new InvalidRequestError('Tick the box to confirm that the knowledge base and all its documents are to be deleted.', [{ path: 'confirm', message: 'not ticked' }]);
+        if (page.form.confirm !== 'yes') throw new InvalidRequestError('Tick the box to confirm that the knowledge base and all its documents are to be deleted.', [{ path: '/confirm', message: 'not ticked' }]);
         await deleteKnowledgeBase(page.ctx.state.em, services.index, principal, match[1]!);
         redirect(page, '/dashboard/knowledge-bases?done=kb-deleted');
       }),
@@ -649,7 +649,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
 function expiryDate(day: string): Date {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(day) ? new Date(`${day}T23:59:59Z`) : new Date(Number.NaN);
   // a day the month does not have (2027-02-31) is no date, though Date rolls it into the next month
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) throw new InvalidRequestError(`Field 'expires_on' must be a date like 2027-01-31, not '${day}'.`, [{ path: 'expires_on', message: 'not a date' }]);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) throw new InvalidRequestError(`Field 'expires_on' must be a date like 2027-01-31, not '${day}'.`, [{ path: '/expires_on', message: 'not a date' }]);
   return date;
 }
 

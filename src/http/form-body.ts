@@ -13,7 +13,7 @@ export async function readFormBody(ctx: Context, operationId: string, media: Med
   const text = await readBodyText(ctx, media['x-max-body-bytes'], 'a URL-encoded form');
   const fields: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(text)) {
-    if (Object.hasOwn(fields, name)) throw new InvalidRequestError(`Field '${name}' is given twice: send each field once.`, [{ path: name, message: 'given twice' }]);
+    if (Object.hasOwn(fields, name)) throw new InvalidRequestError(`Field '${name}' is given twice: send each field once.`, [{ path: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'given twice' }]);
     fields[name] = value;
   }
   checkWellFormed(fields);

@@ -96,6 +96,14 @@ describe('sign-up and email verification', () => {
     expect(response.status).toBe(400);
     expect(JSON.stringify(error)).toMatch(/10/);
   });
+
+  test('a password that is the email address is refused, with a JSON Pointer to the field', async () => {
+    const email = uniqueEmail('same');
+    const { response, error } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', {
+      body: { organisation: 'Same', email, password: email },
+    });
+    expect([response.status, (error as { errors: unknown }).errors]).toEqual([400, [{ path: '/password', message: 'must differ from the email address' }]]);
+  });
 });
 
 describe('the verification mail asked for again', () => {

@@ -97,7 +97,12 @@ describe('usage analytics by plan', () => {
     expect(year.data!.level).toBe('custom');
     const bad = await fetch(`${server.url}/dashboard/api/analytics?from=2026-02-30`, { headers: { Cookie: `svc_session=${browser.cookie}` } });
     expect(bad.status).toBe(400);
-    expect(JSON.stringify(await bad.json())).toContain('from');
+    // errors[].path is a JSON Pointer to the parameter
+    expect(((await bad.json()) as { errors: unknown }).errors).toEqual([{ path: '/from', message: expect.stringContaining("'from'") }]);
+    const backwards = await browser.client.GET('/dashboard/api/analytics', { params: { query: { from: day(0), to: day(-1) } } });
+    expect([backwards.response.status, (backwards.error as { errors: unknown }).errors]).toEqual([400, [{ path: '/to', message: 'before from' }]]);
+    const tooLong = await browser.client.GET('/dashboard/api/analytics', { params: { query: { from: day(-400), to: day(0) } } });
+    expect([tooLong.response.status, (tooLong.error as { errors: unknown }).errors]).toEqual([400, [{ path: '/from', message: 'range too long' }]]);
   });
 
   test('one account never sees another\'s figures', async () => {

@@ -184,6 +184,7 @@ describe('API keys in the dashboard', () => {
     // a key created with an expiry in the past is refused; one in the near future expires
     const past = await createKey(browser, { name: 'past', expires_at: new Date(Date.now() - 1000).toISOString() });
     expect(past.response.status).toBe(400);
+    expect((past.error as { errors: unknown }).errors).toEqual([{ path: '/expires_at', message: 'must be in the future' }]);
     const soon = await createKey(browser, { name: 'soon', expires_at: new Date(Date.now() + 1500).toISOString() });
     expect(soon.response.status).toBe(201);
     expect((await apiClient(server.url, soon.data!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);

@@ -114,6 +114,15 @@ describe('JSON bodies that cost more than their size', () => {
     expect([twice.status, detailOf(await twice.json())]).toEqual([400, "Field 'limit' must be of type integer (it was given more than once: give it once)."]);
   });
 
+  test('a form field given twice is 400 with a JSON Pointer to the field', async () => {
+    const res = await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'order_id=a&order_id=b' });
+    expect([res.status, detailOf(res.body)]).toEqual([400, "Field 'order_id' is given twice: send each field once."]);
+    expect((res.body as Schemas['ValidationError']).errors).toEqual([{ path: '/order_id', message: 'given twice' }]);
+    // a name with '/' or '~' is escaped as RFC 6901 says
+    const odd = await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a/b~c=1&a/b~c=2' });
+    expect((odd.body as Schemas['ValidationError']).errors).toEqual([{ path: '/a~1b~0c', message: 'given twice' }]);
+  });
+
   test('a charset other than UTF-8 is 415', async () => {
     const res = await postJson('{"query":"photosynthesis"}', 'application/json; charset=iso-8859-1');
     expect(res.status).toBe(415);

@@ -252,3 +252,33 @@ describe('bad requests get the documented errors and still count', () => {
     expect(usage.data).toMatchObject({ total_requests: 2, by_endpoint: { '/api/v1/dev/query': 1, '/api/v1/dev/usage': 1 } });
   });
 });
+
+describe("the default store's documents as the documents operations list them", () => {
+  test('have consistent timings: created, then processing started, then finished and updated; a re-ingestion keeps created_at', async () => {
+    const list = async () => {
+      const res = await sendRaw(server.url, 'listDocuments', { key, path: { kb_id: 'default' }, query: { limit: '100' } });
+      expect(res.status).toBe(200);
+      return (res.body as Schemas['KnowledgeBaseDocumentList']).documents;
+    };
+    const name = `timings-${unique('notes')}.md`;
+    const doc = (body: string) => ({
+      store: 'default',
+      name,
+      bytes: text(`--- PAGE 1 ---\n${body}`),
+      metadata: { subject: 'Science', grade: '8', category: 'short-notes' as const, language: 'english' as const },
+      work: services.work,
+    });
+    await ingestDocument(server.orm.em.fork(), services.index, null, doc('A first version of the timing notes.'));
+    const first = (await list()).find((d) => d.name === name)!;
+    await ingestDocument(server.orm.em.fork(), services.index, null, doc('A second version of the timing notes.'));
+    const documents = await list();
+    const second = documents.find((d) => d.name === name)!;
+    expect(second.created_at).toBe(first.created_at);
+    expect(Date.parse(second.processing_started_at!)).toBeGreaterThan(Date.parse(first.updated_at));
+    // the samples ingested before the tests and this one alike
+    for (const d of documents) {
+      const [created, started, finished, updated] = [d.created_at, d.processing_started_at, d.finished_at, d.updated_at].map((t) => (t === null ? Number.NaN : Date.parse(t)));
+      expect({ name: d.name, state: d.state, ordered: created! <= started! && started! <= finished! && finished! <= updated! }).toEqual({ name: d.name, state: 'ready', ordered: true });
+    }
+  });
+});

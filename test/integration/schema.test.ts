@@ -48,3 +48,32 @@ describe('migrations that carry data', () => {
     ]);
   });
 });
+
+describe('migrations that repair data', () => {
+  test("the operator's documents get consistent timings; uploads over the API keep theirs", async () => {
+    const url = new URL(databaseUrl());
+    url.pathname = `/document_timings_${Math.random().toString(36).slice(2, 10)}`;
+    const orm = await connectDatabase(url.toString());
+    onCleanup(() => orm.schema.dropDatabase());
+    await orm.schema.ensureDatabase();
+    await orm.migrator.up({ to: 'Migration20261126000000_usage_at_admission' });
+    const em = orm.em.fork();
+    const columns = 'id, store_id, name, metadata, page_count, chunk_count, content_sha256, ingested_at, state, file_name, created_at, updated_at, processing_started_at, finished_at';
+    await em.execute(
+      `insert into document (${columns}) values
+        ('doc_flush', 'default', 'flush.pdf', '{}', 1, 1, repeat('a', 64), '2026-11-25T10:00:00.100Z', 'ready', null, '2026-11-25T10:00:00.300Z', '2026-11-25T10:00:00.200Z', null, null),
+        ('doc_older', 'default', 'older.pdf', '{}', 1, 1, repeat('b', 64), '2026-11-20T08:00:00Z', 'ready', null, '2026-11-24T00:00:00Z', '2026-11-24T00:00:00Z', null, null),
+        ('doc_upload', 'default', 'upload.pdf', '{}', null, null, repeat('c', 64), null, 'processing', 'upload.pdf', '2026-11-25T11:00:00Z', '2026-11-25T11:00:00Z', null, null)`,
+    );
+    await orm.migrator.up();
+    const rows = await em.execute<{ id: string; created_at: string; processing_started_at: string | null; finished_at: string | null; updated_at: string }[]>(
+      `select id, created_at, processing_started_at, finished_at, updated_at from document where id in ('doc_flush', 'doc_older', 'doc_upload') order by id`,
+    );
+    const iso = (t: string | null) => (t === null ? null : new Date(t).toISOString());
+    expect(rows.map((r) => [r.id, iso(r.created_at), iso(r.processing_started_at), iso(r.finished_at), iso(r.updated_at)])).toEqual([
+      ['doc_flush', '2026-11-25T10:00:00.100Z', '2026-11-25T10:00:00.100Z', '2026-11-25T10:00:00.100Z', '2026-11-25T10:00:00.200Z'],
+      ['doc_older', '2026-11-20T08:00:00.000Z', '2026-11-20T08:00:00.000Z', '2026-11-20T08:00:00.000Z', '2026-11-24T00:00:00.000Z'],
+      ['doc_upload', '2026-11-25T11:00:00.000Z', null, null, '2026-11-25T11:00:00.000Z'],
+    ]);
+  });
+});

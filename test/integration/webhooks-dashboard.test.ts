@@ -44,6 +44,10 @@ test('add an endpoint, test it, read its delivery log, redeliver, disable and de
   const refused = await browser.submit('/dashboard/webhooks', { url: 'https://10.0.0.5/hook', 'event:api_key.created': 'on' });
   expect(refused.status).toBe(400);
   expect(refused.html).toContain('only HTTPS URLs to hosts with public addresses are');
+  // the form refuses what URL parsing would silently drop, as the API does
+  const tab = await browser.submit('/dashboard/webhooks', { url: receiver.url('/ho\tok'), 'event:api_key.created': 'on' });
+  expect(tab.status).toBe(400);
+  expect(tab.html).toContain('it contains control characters (such as a tab or a line break); remove them');
 
   const created = await browser.submit('/dashboard/webhooks', { url: receiver.url(path), description: 'from the pages', 'event:api_key.created': 'on', 'event:api_key.revoked': 'on' });
   expect(created.status).toBe(201);

@@ -211,6 +211,31 @@ describe('webhook endpoints over the API', () => {
     expect((await endpointOf(key, endpoint.endpoint.id)).url).toBe(endpoint.endpoint.url);
   });
 
+  test('URLs with control characters are refused, not silently changed by URL parsing, at creation and on update', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const client = apiClient(server.url, key);
+    const endpoint = await createEndpoint(key, receiverPath());
+    for (const url of [receiver.url('/ho\tok'), receiver.url('/hook\n'), `\t${receiver.url('/hook')}`, receiver.url('/hook\u007f'), receiver.url('/hook\u0085')]) {
+      const created = await client.POST(ENDPOINTS, { body: { url, event_types: ['api_key.created'] } });
+      const updated = await client.PATCH(ENDPOINT, { params: { path: { endpoint_id: endpoint.endpoint.id } }, body: { url } });
+      for (const { response, error } of [created, updated]) {
+        expect({ url, status: response.status }).toEqual({ url, status: 400 });
+        const message = `'${url}' is not allowed: it contains control characters (such as a tab or a line break); remove them`;
+        expect(error).toMatchObject({ detail: `Field 'url': ${message}.`, errors: [{ path: '/url', message }] });
+      }
+    }
+    expect((await client.GET(ENDPOINTS)).data!.data.map((e) => e.url)).toEqual([endpoint.endpoint.url]);
+  });
+
+  test('a URL whose host does not resolve is refused, saying so', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    // .invalid is reserved: it never resolves (RFC 2606)
+    const { response, error } = await apiClient(server.url, key).POST(ENDPOINTS, { body: { url: 'https://hooks.nowhere.invalid/hook', event_types: ['api_key.created'] } });
+    expect(response.status).toBe(400);
+    const message = "'https://hooks.nowhere.invalid/hook' is not allowed: its host 'hooks.nowhere.invalid' could not be resolved: check the name, or try again once its DNS records are published";
+    expect(error).toMatchObject({ detail: `Field 'url': ${message}.`, errors: [{ path: '/url', message }] });
+  });
+
   test('bad bodies, ids and cursors answer their documented 4xx, never 500', async () => {
     const { key } = await newKey(server.orm, { plan: 'pro' });
     const json = { 'Content-Type': 'application/json' };

@@ -101,6 +101,16 @@ describe('attachment URL check', () => {
     expect(checkUrl(raw).href).toBe(new URL(raw).href);
   });
 
+  // parsing would drop a tab or line break (even inside the host name) and escape the others
+  test.each(['https://example.org/a\tb.pdf', 'https://exam\nple.org/a.pdf', ' \u0000https://example.org/', 'https://example.org/a.pdf\u007f', 'https://example.org/\u009b'])(
+    '%j is refused for its control characters',
+    (raw) => {
+      expect(() => checkUrl(raw)).toThrow(
+        `Attachment URL '${raw}' is unsafe or invalid: it contains control characters (such as a tab or a line break); remove them.`,
+      );
+    },
+  );
+
   test('a backslash before @ ends the host for https, so the address after it is only a path', () => {
     const url = checkUrl('https://example.org\\@127.0.0.1/');
     expect(url.hostname).toBe('example.org');

@@ -23,13 +23,28 @@ describe('webhook endpoint URLs', () => {
     ['https://169.254.169.254/latest/meta-data', 'cloud metadata'],
     ['https://[::1]/hook', 'IPv6 loopback'],
     ['https://inside.example.org/hook', 'a name with a private address among its answers'],
-    ['https://nowhere.example.org/hook', 'a name that does not resolve'],
+    ['https://nowhere.example.org/hook', 'a name without addresses'],
     ['not a url', 'no URL at all'],
   ])('%s is refused (%s) with a 400 naming the field', async (url) => {
     const network = resolving({ 'hooks.example.org': ['93.184.216.34'], 'inside.example.org': ['93.184.216.34', '192.168.1.10'] });
     const refusal = checkEndpointUrl(url, network);
     await expect(refusal).rejects.toBeInstanceOf(InvalidRequestError);
     await expect(refusal).rejects.toThrow("Field 'url'");
+  });
+
+  test.each(['https://hooks.example.org/sv\tcai', 'https://hooks.exam\nple.org/svcai', 'https://hooks.example.org/svcai\r\n', 'https://hooks.example.org/\u0000'])(
+    '%j is refused for its control characters, not silently changed by URL parsing',
+    async (url) => {
+      const refusal = checkEndpointUrl(url, resolving({ 'hooks.example.org': ['93.184.216.34'] }));
+      const message = `'${url}' is not allowed: it contains control characters (such as a tab or a line break); remove them`;
+      await expect(refusal).rejects.toMatchObject({ message: `Field 'url': ${message}.`, data: { problems: [{ path: '/url', message }] } });
+    },
+  );
+
+  test.each(['ENOTFOUND', 'EAI_AGAIN'])('a host whose lookup fails (%s) is refused, saying it could not be resolved', async (code) => {
+    const failing: WebhookNetwork = { ...publicNetwork, resolver: () => Promise.reject(Object.assign(new Error(`getaddrinfo ${code}`), { code })) };
+    const message = "'https://nowhere.example.org/hook' is not allowed: its host 'nowhere.example.org' could not be resolved: check the name, or try again once its DNS records are published";
+    await expect(checkEndpointUrl('https://nowhere.example.org/hook', failing)).rejects.toMatchObject({ message: `Field 'url': ${message}.`, data: { problems: [{ path: '/url', message }] } });
   });
 
   test('the test-only loopback network lets only names with its suffix reach 127.0.0.1', async () => {

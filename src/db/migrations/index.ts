@@ -15,6 +15,7 @@ import { Migration20261124200000_usage_by_endpoint } from './Migration2026112420
 import { Migration20261124300000_window_reset } from './Migration20261124300000_window_reset.js';
 import { Migration20261125000000_window_sequence } from './Migration20261125000000_window_sequence.js';
 import { Migration20261126000000_usage_at_admission } from './Migration20261126000000_usage_at_admission.js';
+import { Migration20261127000000_document_timings } from './Migration20261127000000_document_timings.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124300000_window_reset', class: Migration20261124300000_window_reset },
   { name: 'Migration20261125000000_window_sequence', class: Migration20261125000000_window_sequence },
   { name: 'Migration20261126000000_usage_at_admission', class: Migration20261126000000_usage_at_admission },
+  { name: 'Migration20261127000000_document_timings', class: Migration20261127000000_document_timings },
 ];

@@ -11,10 +11,17 @@ export function shownUrl(rawUrl: string): string {
 }
 
 export class UnsafeUrlError extends InvalidAttachmentError {
-  constructor(rawUrl: string) {
-    super(`Attachment URL '${shownUrl(rawUrl)}' is unsafe or invalid: only HTTPS URLs to public domains are allowed.`);
+  /** `reason`: what is wrong when it is not the scheme, credentials or address (the policy is said then) */
+  constructor(
+    rawUrl: string,
+    readonly reason?: string,
+  ) {
+    super(`Attachment URL '${shownUrl(rawUrl)}' is unsafe or invalid: ${reason ?? 'only HTTPS URLs to public domains are allowed'}.`);
   }
 }
+
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\x00-\x1F\x7F-\x9F]/;
 
 // Names that reach this machine or a cloud metadata service; refused before any lookup, since a
 // resolver may answer them from local configuration rather than DNS.
@@ -50,8 +57,11 @@ export function ipLiteralOf(url: URL): string | null {
  * Parses an attachment URL and refuses what is unsafe without resolving it: non-HTTPS schemes,
  * credentials, blocked names and non-public IP literals. Host names are checked after resolution.
  * WHATWG parsing has already turned '127.1', '2130706433', '0x7f000001' etc. into dotted IPv4.
+ * Control characters are refused first: parsing would silently drop a tab or a line break (or
+ * escape others), so the URL used would not be the one given.
  */
 export function checkUrl(raw: string): URL {
+  if (CONTROL.test(raw)) throw new UnsafeUrlError(raw, 'it contains control characters (such as a tab or a line break); remove them');
   const url = URL.parse(raw);
   if (
     url === null ||

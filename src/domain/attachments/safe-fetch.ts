@@ -217,7 +217,7 @@ function isOurs(error: unknown): error is UnsafeUrlError | AttachmentFetchError 
 
 /** The typed error to throw; messages name only the URL the caller sent, never a redirect target or an address. */
 function explain(error: unknown, rawUrl: string): Error {
-  if (error instanceof UnsafeUrlError) return new UnsafeUrlError(rawUrl);
+  if (error instanceof UnsafeUrlError) return new UnsafeUrlError(rawUrl, error.reason);
   if (isOurs(error)) return error;
   return failure(rawUrl, connectionFailureReason(error));
 }

@@ -162,6 +162,9 @@ function* lazyMap<T, U>(items: readonly T[], map: (item: T) => U): Iterable<U> {
 export async function ingestDocument(em: EntityManager, index: SearchIndex, embedder: Embedder | null, request: IngestRequest): Promise<IngestResult> {
   const metadata = checkMetadata(request.metadata);
   const id = documentId(request.store, request.name);
+  // the timings an upload's document gets (created <= processing started <= finished = updated),
+  // from this process's clock alone: the database's now() would be the later flush's time
+  const started = new Date();
   const indexed = await indexDocumentRun(index, embedder, {
     store: request.store,
     documentId: id,
@@ -177,19 +180,22 @@ export async function ingestDocument(em: EntityManager, index: SearchIndex, embe
   await index.deleteChunks(request.store, { documentId: id, exceptRun: indexed.run });
 
   const existing = await em.findOne(Document, { id });
+  const finished = new Date();
   const values = {
     name: request.name,
     metadata: { ...metadata, year: metadata.year ?? '' },
     pageCount: indexed.pages,
     chunkCount: indexed.chunks,
     contentSha256: createHash('sha256').update(request.bytes).digest('hex'),
-    ingestedAt: new Date(),
+    ingestedAt: finished,
     sizeBytes: request.bytes.length,
     state: 'ready' as const,
-    updatedAt: new Date(),
+    processingStartedAt: started,
+    finishedAt: finished,
+    updatedAt: finished,
   };
   if (existing) em.assign(existing, values);
-  else em.create(Document, { id, store: request.store, ...values });
+  else em.create(Document, { id, store: request.store, createdAt: started, ...values });
   await em.flush();
   return { documentId: id, pages: indexed.pages, chunks: indexed.chunks, replaced: existing !== null };
 }

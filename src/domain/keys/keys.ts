@@ -44,7 +44,7 @@ async function insertKey(em: EntityManager, hashSecret: string, spec: NewKey, no
   if (!(await currentSubscription(em, account.id, now))) throw new NoActivePlanError();
   const allowedIps = (spec.allowedIps ?? []).map(normaliseAllowEntry);
   if (spec.expiresAt && spec.expiresAt <= now) {
-    throw new InvalidRequestError('Field \'expires_at\' must be in the future.', [{ path: 'expires_at', message: 'must be in the future' }]);
+    throw new InvalidRequestError('Field \'expires_at\' must be in the future.', [{ path: '/expires_at', message: 'must be in the future' }]);
   }
   const key = generateKey(spec.environment);
   const record = em.create(ApiKey, {

@@ -22,11 +22,11 @@ export const PASSWORD_MIN_LENGTH = 10;
 export function checkNewPassword(password: string, email?: string): void {
   if ([...password].length < PASSWORD_MIN_LENGTH) {
     throw new InvalidRequestError(`The password is too short: use at least ${PASSWORD_MIN_LENGTH} characters.`, [
-      { path: 'password', message: `at least ${PASSWORD_MIN_LENGTH} characters` },
+      { path: '/password', message: `at least ${PASSWORD_MIN_LENGTH} characters` },
     ]);
   }
   if (email !== undefined && password.trim().toLowerCase() === email.trim().toLowerCase()) {
-    throw new InvalidRequestError('The password must not be your email address.', [{ path: 'password', message: 'must differ from the email address' }]);
+    throw new InvalidRequestError('The password must not be your email address.', [{ path: '/password', message: 'must differ from the email address' }]);
   }
 }
 

@@ -46,7 +46,7 @@ export const atLeast = (level: Analytics, wanted: Analytics) => LEVELS.indexOf(l
 
 function parseDay(value: string, field: string): Date {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime()) || utcDate(date) !== value) throw new InvalidRequestError(`Query parameter '${field}' must be a date like 2026-11-01, not '${value}'.`, [{ path: field, message: 'not a date' }]);
+  if (Number.isNaN(date.getTime()) || utcDate(date) !== value) throw new InvalidRequestError(`Query parameter '${field}' must be a date like 2026-11-01, not '${value}'.`, [{ path: `/${field}`, message: 'not a date' }]);
   return date;
 }
 
@@ -56,8 +56,8 @@ export async function accountAnalytics(em: EntityManager, accountId: string, ran
   const level = (subscription?.plan.analytics ?? 'basic') as Analytics;
   const from = range.from ? parseDay(range.from, 'from') : startOfUtcMonth(now);
   const last = range.to ? parseDay(range.to, 'to') : startOfUtcDay(now);
-  if (last < from) throw new InvalidRequestError("'to' is before 'from'.", [{ path: 'to', message: 'before from' }]);
-  if ((last.getTime() - from.getTime()) / DAY_MS >= MAX_RANGE_DAYS) throw new InvalidRequestError(`A report covers at most ${MAX_RANGE_DAYS} days: narrow 'from' and 'to'.`, [{ path: 'from', message: 'range too long' }]);
+  if (last < from) throw new InvalidRequestError("'to' is before 'from'.", [{ path: '/to', message: 'before from' }]);
+  if ((last.getTime() - from.getTime()) / DAY_MS >= MAX_RANGE_DAYS) throw new InvalidRequestError(`A report covers at most ${MAX_RANGE_DAYS} days: narrow 'from' and 'to'.`, [{ path: '/from', message: 'range too long' }]);
   const history = HISTORY_DAYS[level];
   const earliest = history === null ? null : history === 0 ? startOfUtcMonth(now) : new Date(startOfUtcDay(now).getTime() - (history - 1) * DAY_MS);
   if ((earliest && from < earliest) || (history !== null && last > startOfUtcDay(now))) {

@@ -1,10 +1,10 @@
-import { checkUrl, isPublicAddress, UnsafeUrlError } from '../attachments/address-policy.js';
+import { checkUrl, isPublicAddress, shownUrl, UnsafeUrlError } from '../attachments/address-policy.js';
 import { resolveAndCheck, systemResolver, type Resolver } from '../attachments/safe-fetch.js';
 import { InvalidRequestError } from '../errors.js';
 
-// Webhook URLs follow the attachments' address policy: HTTPS, no credentials, and a host whose
-// every resolved address is public; checked when an endpoint is saved and again at each delivery,
-// which connects to the address that was checked.
+// Webhook URLs follow the attachments' address policy: HTTPS, no credentials, no control
+// characters, and a host whose every resolved address is public; checked when an endpoint is
+// saved and again at each delivery, which connects to the address that was checked.
 
 /** How the service reaches endpoints. Production: the system resolver, public addresses, the default CAs. */
 export interface WebhookNetwork {
@@ -40,8 +40,13 @@ export async function checkEndpointUrl(raw: string, network: WebhookNetwork): Pr
   try {
     return (await checkedAddress(raw, network)).url.href;
   } catch (error) {
-    if (!(error instanceof UnsafeUrlError) && !isLookupFailure(error)) throw error;
-    const message = `'${raw.slice(0, 200)}' is not allowed: only HTTPS URLs to hosts with public addresses are`;
+    const reason =
+      error instanceof UnsafeUrlError ? (error.reason ?? 'only HTTPS URLs to hosts with public addresses are')
+      // the URL parsed (checkUrl passed) before its host was looked up
+      : isLookupFailure(error) ? `its host '${new URL(raw).hostname}' could not be resolved: check the name, or try again once its DNS records are published`
+      : undefined;
+    if (reason === undefined) throw error;
+    const message = `'${shownUrl(raw)}' is not allowed: ${reason}`;
     throw new InvalidRequestError(`Field 'url': ${message}.`, [{ path: '/url', message }]);
   }
 }
