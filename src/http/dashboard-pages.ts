@@ -473,8 +473,9 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         // one checkbox per type, named event:<type>
         const eventTypes = WEBHOOK_EVENT_TYPES.filter((type) => page.form[`event:${type}`] === 'on');
         if (eventTypes.length === 0) throw new InvalidRequestError('Choose at least one event type.', [{ path: '/event_types', message: 'choose at least one' }]);
-        const description = (page.form.description ?? '').trim().slice(0, 200);
-        const { endpoint, secret } = await createEndpoint(page.ctx.state.em, services.webhooks.network, page.session!.accountId, { url: (page.form.url ?? '').trim().slice(0, 2048), eventTypes, description }, page.now);
+        // the JSON operation's body, checked by its schema: an over-long URL or note is refused, not cut
+        const body = validated('createWebhookEndpoint', { url: (page.form.url ?? '').trim(), event_types: eventTypes, description: (page.form.description ?? '').trim() });
+        const { endpoint, secret } = await createEndpoint(page.ctx.state.em, services.webhooks.network, page.session!.accountId, { url: body.url, eventTypes, description: body.description }, page.now);
         render(page, 'webhook-secret', 'Your endpoint\'s signing secret', { endpoint: endpointView(endpoint), secret }, 201);
       }),
     },

@@ -48,6 +48,12 @@ test('add an endpoint, test it, read its delivery log, redeliver, disable and de
   const tab = await browser.submit('/dashboard/webhooks', { url: receiver.url('/ho\tok'), 'event:api_key.created': 'on' });
   expect(tab.status).toBe(400);
   expect(tab.html).toContain('it contains control characters (such as a tab or a line break); remove them');
+  // an over-long note or URL is refused as the JSON operation refuses it, never cut short
+  const long = await browser.submit('/dashboard/webhooks', { url: receiver.url('/hook-long'), description: 'n'.repeat(201), 'event:api_key.created': 'on' });
+  expect(long.status).toBe(400);
+  expect(long.html).toContain('description');
+  const longUrl = await browser.submit('/dashboard/webhooks', { url: receiver.url(`/${'u'.repeat(2100)}`), 'event:api_key.created': 'on' });
+  expect(longUrl.status).toBe(400);
 
   const created = await browser.submit('/dashboard/webhooks', { url: receiver.url(path), description: 'from the pages', 'event:api_key.created': 'on', 'event:api_key.revoked': 'on' });
   expect(created.status).toBe(201);
