@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { InvalidRequestError, type FieldProblem } from '../domain/errors.js';
+import { pointerToken } from './json-pointer.js';
 
 /**
  * Turns Ajv's errors into one sentence naming the field and the rule, plus the full list.
@@ -23,8 +24,9 @@ const PATTERN_RULES: Record<string, string> = {
 };
 
 function pointer(e: ErrorObject): string {
-  const extra = e.keyword === 'additionalProperties' ? `/${(e.params as { additionalProperty: string }).additionalProperty}`
-    : e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
+  // Ajv's instancePath is a pointer already; the property names it adds for these two are not
+  const extra = e.keyword === 'additionalProperties' ? `/${pointerToken((e.params as { additionalProperty: string }).additionalProperty)}`
+    : e.keyword === 'required' ? `/${pointerToken((e.params as { missingProperty: string }).missingProperty)}` : '';
   return e.instancePath + extra;
 }
 

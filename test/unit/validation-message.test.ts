@@ -82,3 +82,11 @@ test('every pattern of a request in the contract is told in words, never as the 
     expect({ pattern, message: invalidRequest([error], {}).message }).toEqual({ pattern, message: expect.not.stringMatching(/invalid format|\\/) });
   }
 });
+
+test('an unknown field is named by a JSON pointer, with ~ and / escaped', () => {
+  const body = { query: 'x', 'a/b~c': 1 };
+  expect(validateQuery(body)).toBe(false);
+  const error = invalidRequest(validateQuery.errors ?? [], body);
+  expect(error.message).toBe("Unknown field 'a/b~c': it is not part of this request.");
+  expect(error.data.problems).toEqual([{ path: '/a~1b~0c', message: expect.any(String) }]);
+});
