@@ -254,7 +254,7 @@ describe('webhook endpoints over the API', () => {
     expect((await sendRaw(server.url, 'redeliverWebhook', { key, path: { endpoint_id: id, delivery_id: randomUUID() } })).status).toBe(404);
     const withQuery = (query: string) => fetch(`${server.url}${ENDPOINTS}/${id}/deliveries?${query}`, { headers: { 'X-API-Key': key } });
     const cursor = (text: string) => `cursor=${Buffer.from(text).toString('base64url')}`;
-    for (const query of ['limit=0', 'limit=101', 'limit=two', 'cursor=garbage', cursor(`-200000-01-01T00:00:00Z|${randomUUID()}`), cursor(`+275760-09-13T00:00:00.000Z|${randomUUID()}`)]) {
+    for (const query of ['limit=0', 'limit=101', 'limit=two', 'limit=1.5', 'cursor=garbage', cursor(`-200000-01-01T00:00:00Z|${randomUUID()}`), cursor(`+275760-09-13T00:00:00.000Z|${randomUUID()}`)]) {
       const res = await withQuery(query);
       const { errors } = (await res.json()) as Schemas['ValidationError'];
       // errors[].path is a JSON Pointer to the parameter
