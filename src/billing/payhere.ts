@@ -82,16 +82,22 @@ export class PayHereGateway implements PaymentGateway {
     const recurring = event.gatewaySubscriptionId;
     // the subscription id is not signed either: one that is no PayHere id is never sent on
     if (recurring !== null && !/^\d{1,20}$/.test(recurring)) return null;
-    const path = recurring !== null ? `/subscription/${recurring}/payments` : `/payment/search?order_id=${encodeURIComponent(event.orderId)}`;
+    // a recurring payment is looked for among its subscription's payments, then among the order's
+    const paths = [...(recurring !== null ? [`/subscription/${recurring}/payments`] : []), `/payment/search?order_id=${encodeURIComponent(event.orderId)}`];
+    for (const path of paths) {
+      // listed for this order (the signed part of the notice) and received, not refunded or charged back
+      const found = (await this.listedPayments(path)).find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
+      if (found && found.amount !== undefined && found.currency) return { amount: String(found.amount), currency: found.currency, paidAt: colomboTime(found.date) };
+    }
+    return null;
+  }
+
+  private async listedPayments(path: string): Promise<ListedPayment[]> {
     const response = await this.merchantApi(path, { method: 'GET' });
-    if (response.status === 404) return null;
+    if (response.status === 404) return [];
     if (!response.ok) throw new Error(`PayHere's payment lookup answered ${response.status}`);
     const result = (await response.json()) as { status?: number; data?: ListedPayment[] | null };
-    const payments = result.status === 1 && Array.isArray(result.data) ? result.data : [];
-    // listed for this order (the signed part of the notice) and received, not refunded or charged back
-    const found = payments.find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
-    if (!found || found.amount === undefined || !found.currency) return null;
-    return { amount: String(found.amount), currency: found.currency, paidAt: colomboTime(found.date) };
+    return result.status === 1 && Array.isArray(result.data) ? result.data : [];
   }
 
   /** A call to the merchant API with an access token, fetched again shortly before it runs out. */
