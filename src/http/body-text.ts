@@ -20,8 +20,11 @@ const TEXT_ENCODINGS = ['identity', 'gzip', 'deflate'];
  * 415, naming the header; `described` says in words what is accepted.
  */
 export function checkContentEncoding(ctx: Context, accepted: readonly string[], described: string): void {
-  const encoding = ctx.get('Content-Encoding');
-  if (encoding !== '' && !accepted.includes(encoding)) throw new UnsupportedContentEncodingError(encoding, described);
+  const given = ctx.get('Content-Encoding');
+  // content codings are case-insensitive (RFC 9110 8.4.1); the decoder knows them in lower case only
+  const encoding = given.trim().toLowerCase();
+  if (encoding !== '' && !accepted.includes(encoding)) throw new UnsupportedContentEncodingError(given, described);
+  if (encoding !== given) ctx.req.headers['content-encoding'] = encoding;
 }
 
 /**

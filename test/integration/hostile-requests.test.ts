@@ -141,8 +141,8 @@ describe('Content-Encoding of a body: only what the contract names', () => {
   const encoded = (operationId: string, encoding: string, body: Uint8Array, contentType = 'application/json') =>
     sendRaw(server.url, operationId, { key, method: 'POST', headers: { 'Content-Type': contentType, 'Content-Encoding': encoding }, body });
 
-  test('JSON encoded as gzip is read', async () => {
-    const res = await encoded('query', 'gzip', gzipSync('{"query":"photosynthesis"}'));
+  test.each(['gzip', 'GZIP', 'Gzip'])('JSON encoded as %s is read (content codings are case-insensitive)', async (encoding) => {
+    const res = await encoded('query', encoding, gzipSync('{"query":"photosynthesis"}'));
     expect(res.status).toBe(200);
   });
 
