@@ -131,6 +131,7 @@ const schema = z.object({
   INGEST_SWEEP_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** Length of a paid plan's trial (once per account); it ends in expired unless paid. */
   TRIAL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
+  PAYHERE_UNLISTED_RETRIES: z.coerce.number().int().min(0).max(20).default(8),
   /**
    * Webhook delivery (src/domain/webhooks/dispatch.ts): the waits after each failed attempt, in
    * milliseconds (7 retries over about 42 hours by default), the timeout of one attempt, how

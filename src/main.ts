@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     () => log.warn('search index unavailable at start; queries answer 503 until it is reachable'),
   );
   // payment notifications are processed by this process too (any number of processes may share the queue)
-  if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, systemClock, log);
+  if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, services.unlistedPaymentRetries, systemClock, log);
   // webhook events are delivered by every process (they share the outbox; see src/jobs/webhook-worker.ts)
   const webhooks = new WebhookWorker(orm, services, systemClock, log);
   webhooks.start();

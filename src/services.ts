@@ -33,6 +33,8 @@ export interface Services extends AnsweringServices {
   /** null when no merchant is configured: paid checkout answers 503 */
   payments: PaymentGateway | null;
   trialDays: number;
+  /** how often a notice whose payment PayHere does not list yet is tried again before it is ignored */
+  unlistedPaymentRetries: number;
   jobs: PgBossQueue;
   /** Which webhook endpoints may be reached, and the delivery schedule (production: public addresses only). */
   webhooks: ReturnType<typeof webhookSettings>;
@@ -67,6 +69,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
     payments: payments ? new PayHereGateway(payments) : null,
     jobs,
     trialDays: config.TRIAL_DAYS,
+    unlistedPaymentRetries: config.PAYHERE_UNLISTED_RETRIES,
     webhooks: webhookSettings(config),
   };
 }

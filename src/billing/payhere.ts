@@ -71,55 +71,66 @@ export class PayHereGateway implements PaymentGateway {
     };
   }
 
-  /** Subscription Manager API: POST /subscription/cancel. */
+  /** Subscription Manager API: POST /subscription/cancel. One PayHere no longer runs ("not found or already cancelled") is stopped already. */
   async cancelRecurring(gatewaySubscriptionId: string): Promise<void> {
     const response = await this.merchantApi('/subscription/cancel', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ subscription_id: gatewaySubscriptionId }) });
     const result = (await response.json().catch(() => ({}))) as { status?: number; msg?: string };
-    if (!response.ok || result.status !== 1) throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
+    if (response.ok && (result.status === 1 || result.status === -1)) return;
+    throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
   }
 
   async confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null> {
     const recurring = event.gatewaySubscriptionId;
-    // the subscription id is not signed either: one that is no PayHere id is never sent on
+    // The subscription id is not signed either: a recurring payment is believed only from its
+    // subscription's own list, which ties that id to the order (the order's list would not, and
+    // another customer's id could then be stopped in its place).
     if (recurring !== null && !/^\d{1,20}$/.test(recurring)) return null;
-    // a recurring payment is looked for among its subscription's payments, then among the order's
-    const paths = [...(recurring !== null ? [`/subscription/${recurring}/payments`] : []), `/payment/search?order_id=${encodeURIComponent(event.orderId)}`];
-    for (const path of paths) {
-      // listed for this order (the signed part of the notice) and received, not refunded or charged back
-      const found = (await this.listedPayments(path)).find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
-      if (found && found.amount !== undefined && found.currency) return { amount: String(found.amount), currency: found.currency, paidAt: colomboTime(found.date) };
-    }
-    return null;
+    const path = recurring !== null ? `/subscription/${recurring}/payments` : `/payment/search?order_id=${encodeURIComponent(event.orderId)}`;
+    // listed for this order (the signed part of the notice) and received, not refunded or charged back
+    const found = (await this.listedPayments(path)).find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
+    if (!found || found.amount === undefined || !found.currency) return null;
+    return { amount: String(found.amount), currency: found.currency, paidAt: colomboTime(found.date) };
   }
 
+  /** A list of payments; PayHere's refusal of the list itself (4xx: an id it does not know) lists none, anything else is an outage. */
   private async listedPayments(path: string): Promise<ListedPayment[]> {
     const response = await this.merchantApi(path, { method: 'GET' });
-    if (response.status === 404) return [];
+    if (response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 429) return [];
     if (!response.ok) throw new Error(`PayHere's payment lookup answered ${response.status}`);
     const result = (await response.json()) as { status?: number; data?: ListedPayment[] | null };
     return result.status === 1 && Array.isArray(result.data) ? result.data : [];
   }
 
-  /** A call to the merchant API with an access token, fetched again shortly before it runs out. */
+  /** A call to the merchant API with an access token, fetched again shortly before it runs out, or once it is refused (401). */
   private async merchantApi(path: string, init: RequestInit): Promise<Response> {
-    if (!this.token || this.token.until < Date.now()) {
-      const basic = Buffer.from(`${this.settings.appId}:${this.settings.appSecret}`).toString('base64');
-      const response = await fetch(`${this.settings.apiUrl}/oauth/token`, {
-        method: 'POST',
-        headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: 'grant_type=client_credentials',
+    const call = async () => {
+      const token = await this.accessToken();
+      return fetch(`${this.settings.apiUrl}${path}`, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${token}` },
         signal: AbortSignal.timeout(10_000),
       });
-      if (!response.ok) throw new Error(`PayHere token request answered ${response.status}`);
-      const { access_token: value, expires_in: seconds } = (await response.json()) as { access_token?: string; expires_in?: number };
-      if (!value) throw new Error('PayHere gave no access token');
-      this.token = { value, until: Date.now() + Math.max(0, (Number(seconds) || 0) - 60) * 1000 };
-    }
-    return fetch(`${this.settings.apiUrl}${path}`, {
-      ...init,
-      headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${this.token.value}` },
+    };
+    const response = await call();
+    if (response.status !== 401) return response;
+    this.token = null;
+    return call();
+  }
+
+  private async accessToken(): Promise<string> {
+    if (this.token && this.token.until >= Date.now()) return this.token.value;
+    const basic = Buffer.from(`${this.settings.appId}:${this.settings.appSecret}`).toString('base64');
+    const response = await fetch(`${this.settings.apiUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
       signal: AbortSignal.timeout(10_000),
     });
+    if (!response.ok) throw new Error(`PayHere token request answered ${response.status}`);
+    const { access_token: value, expires_in: seconds } = (await response.json()) as { access_token?: string; expires_in?: number };
+    if (!value) throw new Error('PayHere gave no access token');
+    this.token = { value, until: Date.now() + Math.max(0, (Number(seconds) || 0) - 60) * 1000 };
+    return value;
   }
 
   readNotification(fields: Record<string, string>): ReadNotification {

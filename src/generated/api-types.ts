@@ -2035,7 +2035,8 @@ export interface components {
             current_period_start: string;
             /**
              * Format: date-time
-             * @description End of the current period, or null for an open-ended subscription (Free).
+             * @description End of the current period, or null for an open-ended subscription (Free). For a paid plan,
+             *     the end of the paid month (the invoice's `period_end`) plus 3 days' grace for the next charge.
              */
             current_period_end: string | null;
             /**

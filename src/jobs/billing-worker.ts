@@ -17,10 +17,10 @@ export const GATEWAY_POLICY: Partial<QueuePolicy> = { retryLimit: 60, retryDelay
  * Processes payment notifications, and stops recurring payments at the gateway, from the queue in this process. At start, verified
  * notifications that were stored but never queued (a stop between the two) are queued again.
  */
-export async function startBillingWorker(queue: PgBossQueue, orm: Orm, gateway: PaymentGateway, clock: Clock, log: Logger): Promise<void> {
+export async function startBillingWorker(queue: PgBossQueue, orm: Orm, gateway: PaymentGateway, unlistedRetries: number, clock: Clock, log: Logger): Promise<void> {
   for (const id of await unprocessedNotifications(orm.em.fork())) await queue.send(NOTIFICATION_QUEUE, { notificationId: id });
-  await queue.work(NOTIFICATION_QUEUE, async (data) => {
-    const outcome = await applyNotification(orm.em.fork(), gateway, queue, String(data.notificationId), clock.now());
+  await queue.work(NOTIFICATION_QUEUE, async (data, attempt) => {
+    const outcome = await applyNotification(orm.em.fork(), gateway, queue, String(data.notificationId), clock.now(), attempt.retryCount < unlistedRetries);
     log.info({ notification: data.notificationId, outcome }, 'payment notification processed');
   }, log);
   await queue.work(CANCEL_RECURRING_QUEUE, async (data) => {

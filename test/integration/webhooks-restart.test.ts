@@ -2,6 +2,7 @@ import { beforeAll, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newKey } from './support/accounts.js';
 import { apiClient } from './support/contract.js';
+import { DashboardBrowser, uniqueEmail } from './support/dashboard.js';
 import { startServerProcess } from './support/server-process.js';
 import { connectDatabase } from './support/server.js';
 import { answer, startReceiver, verified, type Receiver } from './support/webhook-receiver.js';
@@ -44,4 +45,34 @@ test('an event committed by a process killed before delivering it arrives once a
   const log = await apiClient(second.url, key).GET('/api/v1/dev/webhooks/endpoints/{endpoint_id}/deliveries', { params: { path: { endpoint_id: endpoint.id } } });
   expect(log.data!.data.map((d) => [d.state, d.attempt_count])).toEqual([['succeeded', 1]]);
   await second.stop();
+});
+
+test('a change of plan first fans out the events from before it: a move to Free keeps them, and sends none after', async () => {
+  const orm = await connectDatabase();
+  const path = '/hook/downgrade';
+  receiver.route(path, answer(200, 'ok'));
+  // the relay polls at start, then not for a minute: only the plan change itself fans out
+  const server = await startServerProcess({ WEBHOOKS_TEST_LOOPBACK_SUFFIX: '.test', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_POLL_MS: '60000' });
+  const browser = new DashboardBrowser(server.url);
+  await browser.signUp(uniqueEmail('fan-out-downgrade'));
+  const csrf = { 'X-CSRF-Token': browser.csrf! };
+  const subscribe = (plan: 'free' | 'pro', trial?: boolean) => browser.client.POST('/dashboard/api/subscription', { params: { header: csrf }, body: { plan, trial } });
+  const newKey = async (name: string) => (await browser.client.POST('/dashboard/api/keys', { params: { header: csrf }, body: { name } })).data!;
+  expect((await subscribe('pro', true)).response.status).toBe(200);
+  const { key } = await newKey('manager');
+  const created = await apiClient(server.url, key).POST('/api/v1/dev/webhooks/endpoints', { body: { url: receiver.url(path), event_types: ['api_key.created'] } });
+  expect(created.response.status).toBe(201);
+  const onPro = (await newKey('made on pro')).api_key;
+  const undispatched = async () =>
+    (await orm.em.fork().execute<{ id: string }[]>("select data->'api_key'->>'id' as id from webhook_event where type = 'api_key.created' and dispatched_at is null and data->'api_key'->>'id' = ?", [onPro.id])).length;
+  expect(await undispatched()).toBe(1);
+  expect((await subscribe('free')).response.status).toBe(200);
+  await newKey('made on free');
+  const deliveredKeys = await orm.em.fork().execute<{ id: string }[]>(
+    "select e.data->'api_key'->>'id' as id from webhook_delivery d join webhook_event e on e.id = d.event_id where d.endpoint_id = ?",
+    [created.data!.endpoint.id],
+  );
+  // the key made on Pro has its delivery, made by the change to Free; the one made after has none
+  expect(deliveredKeys.map((r) => r.id)).toEqual([onPro.id]);
+  await server.stop();
 });

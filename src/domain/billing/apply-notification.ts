@@ -17,7 +17,7 @@ import { beginPlanChange, CANCEL_RECURRING_QUEUE } from './subscriptions.js';
  * back -> expired; a failed renewal changes nothing (the paid period runs out by itself).
  * A payment counts only as the gateway records it (its id, order, amount and date), and once.
  */
-export async function applyNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, notificationId: string, now: Date): Promise<string> {
+export async function applyNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, notificationId: string, now: Date, waitForListing = false): Promise<string> {
   // recurring payments that no longer pay for the account's plan, stopped once the change is committed
   const stop: string[] = [];
   const [stored] = await em.execute<{ body: string }[]>('select body from payment_notification where id = ? and processed_at is null', [notificationId]);
@@ -26,6 +26,9 @@ export async function applyNotification(em: EntityManager, gateway: PaymentGatew
   // cannot be asked fails the job, which the queue retries
   const paying = read?.verified && (read.event.kind === 'paid' || read.event.kind === 'renewed');
   const confirmed = paying ? await gateway.confirmPayment(read.event) : null;
+  // a payment PayHere does not list yet may be listed in a moment: the queue tries again (with
+  // backoff) before the notice is taken for a copy and ignored
+  if (paying && !confirmed && waitForListing) throw new Error(`PayHere lists no payment ${read.event.paymentId} of order ${read.event.orderId} yet`);
   const outcome = await em.transactional(async (tx) => {
     const notification = await tx.findOne(PaymentNotification, { id: notificationId }, { lockMode: 4 /* pessimistic write */ });
     if (!notification || notification.processedAt || !read) return notification?.outcome ?? 'unknown notification';
@@ -58,6 +61,8 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
     case 'charged_back':
       if (!subscription || !current) return `${event.kind}: not the current subscription`;
       subscription.state = event.kind === 'stopped' ? 'cancelled' : 'expired';
+      // recurring payments PayHere has stopped need no stopping later
+      if (event.kind === 'stopped') subscription.gatewaySubscriptionId = null;
       recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: subscription.state, by: 'payment gateway' } }, now);
       recordSubscriptionEvent(tx, order.account.id, order.plan.code, subscription, true, now);
       return event.kind;
@@ -75,6 +80,8 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   // each payment pays for the month from when it was taken, whenever (and in whatever order) its notice arrives
   const paidAt = confirmed.paidAt ?? now;
   const periodEnd = monthAfter(paidAt);
+  // the plan runs a few days past it, while the next month's charge and its notice arrive
+  const usableUntil = new Date(periodEnd.getTime() + RENEWAL_GRACE_MS);
   const [invoice] = await tx.execute<{ id: string }[]>(
     `insert into invoice (id, account_id, order_id, payment_id, plan_name, amount, currency, period_start, period_end, paid_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (payment_id) do nothing returning id`,
@@ -122,14 +129,18 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   target.trialEndsAt = null;
   target.orderId = order.id;
   target.gatewaySubscriptionId = event.gatewaySubscriptionId ?? target.gatewaySubscriptionId ?? null;
-  target.currentPeriodEnd = previousEnd && previousEnd > periodEnd ? previousEnd : periodEnd;
+  target.currentPeriodEnd = previousEnd && previousEnd > usableUntil ? previousEnd : usableUntil;
   recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: 'active', by: 'payment gateway', payment: event.paymentId } }, now);
   recordSubscriptionEvent(tx, order.account.id, order.plan.code, target, hadPlan, now);
   return event.kind;
 }
 
+const COLOMBO_OFFSET_MS = 330 * 60_000;
+const RENEWAL_GRACE_MS = 3 * 86_400_000;
+
+/** The same time a calendar month later in Sri Lanka, where PayHere charges by the local date (1 March 02:00 -> 1 April 02:00). */
 function monthAfter(date: Date): Date {
-  const next = new Date(date);
-  next.setUTCMonth(next.getUTCMonth() + 1);
-  return next;
+  const local = new Date(date.getTime() + COLOMBO_OFFSET_MS);
+  local.setUTCMonth(local.getUTCMonth() + 1);
+  return new Date(local.getTime() - COLOMBO_OFFSET_MS);
 }

@@ -119,7 +119,7 @@ export async function startServer(
       rootDir: process.cwd(),
       streamHeartbeatMs: options.streamHeartbeatMs ?? config.STREAM_HEARTBEAT_MS,
     });
-    if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, options.clock ?? systemClock, log);
+    if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, services.unlistedPaymentRetries, options.clock ?? systemClock, log);
     if (options.ingestion) {
       stopSweep = await startIngestionWorker(services.jobs, orm, services, options.clock ?? systemClock, log, { ...ingestionSettings(config), sweepMs: 2_000 });
     }
