@@ -85,7 +85,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   const [invoice] = await tx.execute<{ id: string }[]>(
     `insert into invoice (id, account_id, order_id, payment_id, plan_name, amount, currency, period_start, period_end, paid_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (payment_id) do nothing returning id`,
-    [randomUUID(), order.account.id, order.id, event.paymentId, order.plan.name, order.amount, order.currency, paidAt, periodEnd, now],
+    [randomUUID(), order.account.id, order.id, event.paymentId, order.plan.name, order.amount, order.currency, paidAt, periodEnd, paidAt],
   );
   // another notice for the same payment (its message type, for one, is not signed) pays for nothing more
   if (!invoice) return `ignored: payment ${event.paymentId} is counted already`;

@@ -28,7 +28,8 @@ export function effectiveState(s: Pick<Subscription, 'state' | 'currentPeriodEnd
  * happened on.
  */
 export async function beginPlanChange(tx: EntityManager, accountId: string, now: Date): Promise<void> {
-  await tx.execute('select id from account where id = ? for update', [accountId]);
+  // NO KEY UPDATE: two plan changes wait for each other, rows that merely reference the account (keys, events, orders) do not
+  await tx.execute('select id from account where id = ? for no key update', [accountId]);
   await dispatchAccountEvents(tx, accountId, now);
 }
 
