@@ -2284,7 +2284,7 @@ export interface components {
                 period_end: string;
                 /**
                  * Format: date-time
-                 * @description When the payment was confirmed.
+                 * @description When PayHere took the payment, as its merchant API lists it.
                  */
                 paid_at: string;
             }[];
