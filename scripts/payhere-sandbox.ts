@@ -78,7 +78,8 @@ const tokens = new Set<string>();
 const day = (d: Date) => d.toISOString().slice(0, 10);
 /** PayHere's dates are Sri Lanka time (UTC+05:30), `2026-01-16 12:28:28`. */
 const colombo = (d: Date) => new Date(d.getTime() + 330 * 60_000).toISOString().slice(0, 19).replace('T', ' ');
-const addMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()));
+/** The same day next month, or its last day (31 January -> 28 or 29 February). */
+const addMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, Math.min(d.getUTCDate(), new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 2, 0)).getUTCDate())));
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A signed notice; a successful one records its payment, taken at `paidAt`, for the merchant API to list. */

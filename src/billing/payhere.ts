@@ -71,31 +71,34 @@ export class PayHereGateway implements PaymentGateway {
     };
   }
 
-  /** Subscription Manager API: POST /subscription/cancel. One PayHere no longer runs ("not found or already cancelled") is stopped already. */
+  /** Subscription Manager API: POST /subscription/cancel. Any answer but success is retried: a cancel silently lost would go on charging. */
   async cancelRecurring(gatewaySubscriptionId: string): Promise<void> {
     const response = await this.merchantApi('/subscription/cancel', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ subscription_id: gatewaySubscriptionId }) });
     const result = (await response.json().catch(() => ({}))) as { status?: number; msg?: string };
-    if (response.ok && (result.status === 1 || result.status === -1)) return;
-    throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
+    if (!response.ok || result.status !== 1) throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
   }
 
   async confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null> {
-    const recurring = event.gatewaySubscriptionId;
-    // The subscription id is not signed either: a recurring payment is believed only from its
-    // subscription's own list, which ties that id to the order (the order's list would not, and
-    // another customer's id could then be stopped in its place).
-    if (recurring !== null && !/^\d{1,20}$/.test(recurring)) return null;
-    const path = recurring !== null ? `/subscription/${recurring}/payments` : `/payment/search?order_id=${encodeURIComponent(event.orderId)}`;
-    // listed for this order (the signed part of the notice) and received, not refunded or charged back
-    const found = (await this.listedPayments(path)).find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
-    if (!found || found.amount === undefined || !found.currency) return null;
-    return { amount: String(found.amount), currency: found.currency, paidAt: colomboTime(found.date) };
+    // The subscription id is not signed either: it is taken as the customer's only when its own
+    // list shows the payment for this order. Otherwise the order's list may still show the payment
+    // (a first payment listed by order only), and then no subscription id is believed.
+    const claimed = event.gatewaySubscriptionId !== null && /^\d{1,20}$/.test(event.gatewaySubscriptionId) ? event.gatewaySubscriptionId : null;
+    const lookups: [string, string | null][] = [
+      ...(claimed !== null ? [[`/subscription/${claimed}/payments`, claimed] as [string, string]] : []),
+      [`/payment/search?order_id=${encodeURIComponent(event.orderId)}`, null],
+    ];
+    for (const [path, gatewaySubscriptionId] of lookups) {
+      // listed for this order (the signed part of the notice) and received, not refunded or charged back
+      const found = (await this.listedPayments(path)).find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
+      if (found && found.amount !== undefined && found.currency) return { amount: String(found.amount), currency: found.currency, paidAt: colomboTime(found.date), gatewaySubscriptionId };
+    }
+    return null;
   }
 
-  /** A list of payments; PayHere's refusal of the list itself (4xx: an id it does not know) lists none, anything else is an outage. */
+  /** A list of payments: none for an id PayHere does not know (404); any other refusal (a missing permission, say) is an outage, retried. */
   private async listedPayments(path: string): Promise<ListedPayment[]> {
     const response = await this.merchantApi(path, { method: 'GET' });
-    if (response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 429) return [];
+    if (response.status === 404) return [];
     if (!response.ok) throw new Error(`PayHere's payment lookup answered ${response.status}`);
     const result = (await response.json()) as { status?: number; data?: ListedPayment[] | null };
     return result.status === 1 && Array.isArray(result.data) ? result.data : [];

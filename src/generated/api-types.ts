@@ -2802,7 +2802,8 @@ export interface components {
                 current_period_start: string;
                 /**
                  * Format: date-time
-                 * @description End of the current period, when it has one.
+                 * @description End of the current period, when it has one. For a paid plan, the end of the paid month
+                 *     plus 3 days' grace for the next charge.
                  */
                 current_period_end: string | null;
                 /**

@@ -411,6 +411,26 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(await gatewayState((await gatewaySubscriptionOf(browser))!)).toBe('active');
   });
 
+  test("a notice sent on with another customer's recurring payments named counts the payment, never those recurring payments", async () => {
+    const other = await verifiedBrowser('victim');
+    await paidFor(other, 'starter');
+    const othersRecurring = (await gatewaySubscriptionOf(other))!;
+    const browser = await verifiedBrowser('redirected');
+    const order = await checkout(browser, 'starter');
+    // the checkout hash does not cover notify_url: the customer has the gateway's notice sent elsewhere
+    await payOnGateway({ ...order, fields: { ...order.fields, notify_url: `${sandbox}/caught` } }, 'paid');
+    const caught = await until(async () => (await sentNotices()).find((n) => n.order_id === order.order_id), (n) => n !== undefined);
+    await resend({ ...caught!, subscription_id: othersRecurring });
+    expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
+    // the payment is real and gives the plan; the recurring payments it names are not taken as the customer's
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
+    expect(await gatewaySubscriptionOf(browser)).toBeNull();
+    expect((await cancel(browser)).response.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await gatewayState(othersRecurring)).toBe('active');
+    expect(await gatewaySubscriptionOf(other)).toBe(othersRecurring);
+  });
+
   test('plan changes made at the same moment are made one after another, on one subscription', async () => {
     const browser = await verifiedBrowser('at-once');
     const changes = await Promise.all(Array.from({ length: 6 }, () => subscribeFree(browser)));

@@ -60,6 +60,10 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
     case 'stopped':
     case 'charged_back':
       if (!subscription || !current) return `${event.kind}: not the current subscription`;
+      // a stop of the order's other recurring payments (its form paid twice, the newer one stopped) leaves the plan
+      if (event.kind === 'stopped' && subscription.gatewaySubscriptionId && event.gatewaySubscriptionId !== subscription.gatewaySubscriptionId) {
+        return `stopped: recurring payments ${event.gatewaySubscriptionId ?? '(none named)'} are not the plan's`;
+      }
       subscription.state = event.kind === 'stopped' ? 'cancelled' : 'expired';
       // recurring payments PayHere has stopped need no stopping later
       if (event.kind === 'stopped') subscription.gatewaySubscriptionId = null;
@@ -94,7 +98,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   order.state = 'paid';
   order.paidAt ??= paidAt;
   const recorded = subscription?.gatewaySubscriptionId ?? null;
-  const gatewayId = event.gatewaySubscriptionId;
+  const gatewayId = confirmed.gatewaySubscriptionId;
   // The first payment of an order is the most recent choice of plan and replaces any other, unless
   // the order giving the plan now was paid after it (its notice came first). Any other notice (a
   // renewal, the same form paid twice) only carries on the account's current order while it is
@@ -122,13 +126,15 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   if (!current) {
     target.currentPeriodStart = paidAt;
     // the plan this order replaces stops charging
-    if (target.gatewaySubscriptionId && target.gatewaySubscriptionId !== event.gatewaySubscriptionId) stop.push(target.gatewaySubscriptionId);
+    if (target.gatewaySubscriptionId && target.gatewaySubscriptionId !== gatewayId) stop.push(target.gatewaySubscriptionId);
+    target.gatewaySubscriptionId = null;
   }
   target.plan = order.plan;
   target.state = 'active';
   target.trialEndsAt = null;
   target.orderId = order.id;
-  target.gatewaySubscriptionId = event.gatewaySubscriptionId ?? target.gatewaySubscriptionId ?? null;
+  // recorded once the gateway's list ties them to the order (at the latest, with the first renewal)
+  target.gatewaySubscriptionId = gatewayId ?? target.gatewaySubscriptionId;
   target.currentPeriodEnd = previousEnd && previousEnd > usableUntil ? previousEnd : usableUntil;
   recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: 'active', by: 'payment gateway', payment: event.paymentId } }, now);
   recordSubscriptionEvent(tx, order.account.id, order.plan.code, target, hadPlan, now);
@@ -141,6 +147,11 @@ const RENEWAL_GRACE_MS = 3 * 86_400_000;
 /** The same time a calendar month later in Sri Lanka, where PayHere charges by the local date (1 March 02:00 -> 1 April 02:00). */
 function monthAfter(date: Date): Date {
   const local = new Date(date.getTime() + COLOMBO_OFFSET_MS);
+  const day = local.getUTCDate();
+  // the 31st of January is followed by the last of February, not the 3rd of March
+  local.setUTCDate(1);
   local.setUTCMonth(local.getUTCMonth() + 1);
+  const lastDay = new Date(Date.UTC(local.getUTCFullYear(), local.getUTCMonth() + 1, 0)).getUTCDate();
+  local.setUTCDate(Math.min(day, lastDay));
   return new Date(local.getTime() - COLOMBO_OFFSET_MS);
 }

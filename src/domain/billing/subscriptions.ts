@@ -28,8 +28,10 @@ export function effectiveState(s: Pick<Subscription, 'state' | 'currentPeriodEnd
  * happened on.
  */
 export async function beginPlanChange(tx: EntityManager, accountId: string, now: Date): Promise<void> {
-  // NO KEY UPDATE: two plan changes wait for each other, rows that merely reference the account (keys, events, orders) do not
-  await tx.execute('select id from account where id = ? for no key update', [accountId]);
+  // FOR UPDATE also waits for transactions still writing rows that reference the account (their
+  // key-share lock): an event such a transaction commits is fanned out below, under the plan it
+  // happened on, rather than later under the new one
+  await tx.execute('select id from account where id = ? for update', [accountId]);
   await dispatchAccountEvents(tx, accountId, now);
 }
 

@@ -38,6 +38,8 @@ export interface ConfirmedPayment {
   currency: string;
   /** when the gateway took it (null when it gave no readable date) */
   paidAt: Date | null;
+  /** the notice's recurring payments, when the gateway's own list of them shows this payment (the notice's claim alone is not signed) */
+  gatewaySubscriptionId: string | null;
 }
 
 /** A notification once read: whether its signature holds, and what it says. */
