@@ -9,7 +9,7 @@
 // POST /sandbox/stop {subscription_id}, GET /sandbox/notifications, GET /sandbox/subscriptions/<id>.
 // Merchant side: POST /merchant/v1/oauth/token (HTTP Basic with the app id and secret), then with
 // the Bearer token the Subscription Manager API (POST /merchant/v1/subscription/cancel,
-// GET /merchant/v1/subscription/<id>/payments) and the Retrieval API
+// GET /merchant/v1/subscription, GET /merchant/v1/subscription/<id>/payments) and the Retrieval API
 // (GET /merchant/v1/payment/search?order_id=<order>), which list the payments taken.
 // A renewal is dated the day it falls due, as if the months had passed.
 import { createHash, randomBytes, randomInt } from 'node:crypto';
@@ -72,7 +72,8 @@ const checkouts = new Map<string, Checkout>();
 const recurring = new Map<string, Recurring>();
 const sent: Sent[] = [];
 const payments: Payment[] = [];
-const cancelled = new Set<string>();
+// recurring payments cancelled by the merchant or stopped by the customer
+const ended = new Map<string, Recurring>();
 const tokens = new Set<string>();
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -210,6 +211,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const list: Record<string, string>[] = [];
     if (url.pathname === '/sandbox/stop') {
       recurring.delete(rec.subscriptionId);
+      ended.set(rec.subscriptionId, rec);
       list.push(notification(rec.checkout, '-1', { ...common, message_type: 'RECURRING_STOPPED', item_rec_status: '-1', item_rec_date_next: '', item_rec_install_paid: String(rec.installments) }));
     } else {
       for (let i = 0; i < Math.max(1, Math.min(12, body.count ?? 1)); i++) {
@@ -237,7 +239,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (req.method === 'GET' && url.pathname === '/sandbox/notifications') return json(res, 200, sent);
   if (req.method === 'GET' && url.pathname.startsWith('/sandbox/subscriptions/')) {
     const id = url.pathname.slice('/sandbox/subscriptions/'.length);
-    if (cancelled.has(id)) return json(res, 200, { subscription_id: id, state: 'cancelled' });
+    if (ended.has(id)) return json(res, 200, { subscription_id: id, state: 'cancelled' });
     return recurring.has(id) ? json(res, 200, { subscription_id: id, state: 'active' }) : json(res, 404, { error: 'unknown subscription_id' });
   }
   if (req.method === 'POST' && url.pathname === '/merchant/v1/oauth/token') {
@@ -254,13 +256,32 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     if (found.length === 0) return json(res, 200, { status: -1, msg: 'No payments found', data: null });
     return json(res, 200, { status: 1, msg: 'Found payments', data: found.map(({ subscription_id: _, ...p }) => p) });
   }
+  if (req.method === 'GET' && url.pathname === '/merchant/v1/subscription') {
+    if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
+    const all = [...[...recurring.values()].map((rec) => [rec, 'ACTIVE'] as const), ...[...ended.values()].map((rec) => [rec, 'CANCELLED'] as const)];
+    if (all.length === 0) return json(res, 200, { status: -1, msg: 'No subscriptions found', data: null });
+    const data = all.map(([rec, status]) => ({
+      subscription_id: Number(rec.subscriptionId),
+      order_id: rec.checkout.fields.order_id,
+      description: rec.checkout.fields.items,
+      status,
+      amount: Number(rec.checkout.fields.amount),
+      currency: rec.checkout.fields.currency,
+      recurring: rec.checkout.fields.recurrence,
+      duration: rec.checkout.fields.duration ?? 'Forever',
+      installments_paid: rec.installments,
+      next_payment_date: status === 'ACTIVE' ? day(rec.next) : null,
+    }));
+    return json(res, 200, { status: 1, msg: `Found ${data.length} subscriptions`, data });
+  }
   if (req.method === 'POST' && url.pathname === '/merchant/v1/subscription/cancel') {
     const body = JSON.parse((await readBody(req)) || '{}') as { subscription_id?: string | number };
     if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
     const id = String(body.subscription_id);
-    if (!recurring.has(id)) return json(res, 200, { status: -1, msg: 'Subscription not found or already cancelled', data: null });
+    const rec = recurring.get(id);
+    if (!rec) return json(res, 200, { status: -1, msg: 'Subscription not found or already cancelled', data: null });
     recurring.delete(id);
-    cancelled.add(id);
+    ended.set(id, rec);
     return json(res, 200, { status: 1, msg: 'Successfully cancelled the subscription', data: null });
   }
   page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, GET /sandbox/notifications, the merchant API under /merchant/v1</p>');

@@ -71,11 +71,25 @@ export class PayHereGateway implements PaymentGateway {
     };
   }
 
-  /** Subscription Manager API: POST /subscription/cancel. Any answer but success is retried: a cancel silently lost would go on charging. */
-  async cancelRecurring(gatewaySubscriptionId: string): Promise<void> {
+  /**
+   * Subscription Manager API: POST /subscription/cancel. A refusal counts as done only when
+   * PayHere's list of subscriptions no longer shows them active (cancelled already, by the
+   * customer or an earlier cancel); anything else is retried: a cancel silently lost would go on charging.
+   */
+  async cancelRecurring(gatewaySubscriptionId: string): Promise<'stopped' | 'stopped already'> {
     const response = await this.merchantApi('/subscription/cancel', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ subscription_id: gatewaySubscriptionId }) });
     const result = (await response.json().catch(() => ({}))) as { status?: number; msg?: string };
-    if (!response.ok || result.status !== 1) throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
+    if (response.ok && result.status === 1) return 'stopped';
+    if (response.ok && !(await this.activeSubscriptions()).has(gatewaySubscriptionId)) return 'stopped already';
+    throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
+  }
+
+  /** The ids of the merchant's subscriptions PayHere still charges (GET /subscription, status ACTIVE). */
+  private async activeSubscriptions(): Promise<Set<string>> {
+    const response = await this.merchantApi('/subscription', { method: 'GET' });
+    if (!response.ok) throw new Error(`PayHere's subscription list answered ${response.status}`);
+    const result = (await response.json()) as { data?: { subscription_id?: number | string; status?: string }[] | null };
+    return new Set((Array.isArray(result.data) ? result.data : []).filter((s) => s.status === 'ACTIVE').map((s) => String(s.subscription_id)));
   }
 
   async confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null> {

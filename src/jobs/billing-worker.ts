@@ -24,7 +24,7 @@ export async function startBillingWorker(queue: PgBossQueue, orm: Orm, gateway: 
     log.info({ notification: data.notificationId, outcome }, 'payment notification processed');
   }, log);
   await queue.work(CANCEL_RECURRING_QUEUE, async (data) => {
-    await gateway.cancelRecurring(String(data.gatewaySubscriptionId));
-    log.info({ gatewaySubscription: data.gatewaySubscriptionId }, 'recurring payments stopped at the gateway');
+    const outcome = await gateway.cancelRecurring(String(data.gatewaySubscriptionId));
+    log.info({ gatewaySubscription: data.gatewaySubscriptionId, outcome }, 'recurring payments stopped at the gateway');
   }, log);
 }

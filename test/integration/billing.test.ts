@@ -84,6 +84,14 @@ async function gatewayState(gatewaySubscriptionId: string): Promise<string> {
   return ((await res.json()) as { state: string }).state;
 }
 
+/** How each job stopping these recurring payments ended, as the server logged it. */
+function cancelOutcomes(gatewaySubscriptionId: string): string[] {
+  return server.logs
+    .map((line) => JSON.parse(line) as { msg: string; gatewaySubscription?: string; outcome?: string })
+    .filter((l) => l.msg === 'recurring payments stopped at the gateway' && l.gatewaySubscription === gatewaySubscriptionId)
+    .map((l) => l.outcome!);
+}
+
 async function paidFor(browser: DashboardBrowser, plan: 'starter' | 'pro' | 'enterprise'): Promise<void> {
   const order = await checkout(browser, plan);
   await payOnGateway(order, 'paid');
@@ -347,6 +355,10 @@ describe('paid plans through the PayHere sandbox', () => {
       // the money taken is still invoiced, and the recurring payments stay stopped
       expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(2);
       expect(await until(() => gatewayState(gatewayId), (s) => s === 'cancelled')).toBe('cancelled');
+      // the late notice asks for them to be stopped again: PayHere refuses, and its list of
+      // subscriptions shows them cancelled, so the job is done rather than retried for hours
+      expect(await until(() => Promise.resolve(cancelOutcomes(gatewayId)), (o) => o.includes('stopped already'))).toEqual(['stopped', 'stopped already']);
+      expect(server.logs.filter((line) => line.includes('job failed') && line.includes(gatewayId))).toEqual([]);
     }
   });
 

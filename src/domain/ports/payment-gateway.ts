@@ -55,6 +55,9 @@ export interface PaymentGateway {
    * gateway cannot be asked.
    */
   confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null>;
-  /** Stops the recurring payments of a subscription (cancelled, or replaced by another plan); throws when the gateway refuses or cannot be reached. */
-  cancelRecurring(gatewaySubscriptionId: string): Promise<void>;
+  /**
+   * Stops the recurring payments of a subscription (cancelled, or replaced by another plan), or
+   * finds them stopped already; throws when the gateway refuses while they still run, or cannot be reached.
+   */
+  cancelRecurring(gatewaySubscriptionId: string): Promise<'stopped' | 'stopped already'>;
 }
