@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { sriLankaTime } from '../domain/billing/sri-lanka-time.js';
 import type { CheckoutForm, CheckoutRequest, ConfirmedPayment, PaymentEvent, PaymentEventKind, PaymentGateway, ReadNotification } from '../domain/ports/payment-gateway.js';
 
 // PayHere (https://support.payhere.lk, Checkout and Recurring APIs): a form posted by the
@@ -104,7 +105,7 @@ export class PayHereGateway implements PaymentGateway {
     for (const [path, gatewaySubscriptionId] of lookups) {
       // listed for this order (the signed part of the notice) and received, not refunded or charged back
       const found = (await this.listedPayments(path)).find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
-      if (found && found.amount !== undefined && found.currency) return { amount: String(found.amount), currency: found.currency, paidAt: colomboTime(found.date), gatewaySubscriptionId };
+      if (found && found.amount !== undefined && found.currency) return { amount: String(found.amount), currency: found.currency, paidAt: sriLankaTime(found.date), gatewaySubscriptionId };
     }
     return null;
   }
@@ -191,11 +192,4 @@ function eventKind(status: string, messageType: string | undefined): PaymentEven
   if (status === '0') return 'pending';
   if (status === '-3') return 'charged_back';
   return 'declined';
-}
-
-/** PayHere's dates, `2026-01-16 12:28:28`, are Sri Lanka time (UTC+05:30). */
-function colomboTime(date: string | undefined): Date | null {
-  const match = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$/.exec(date ?? '');
-  const time = match ? new Date(`${match[1]}T${match[2]}+05:30`) : null;
-  return time && !Number.isNaN(time.getTime()) ? time : null;
 }

@@ -128,9 +128,9 @@ async function recurringOfOrder(orderId: string): Promise<string[]> {
  * A notification for the order signed as PayHere signs it, with fields of its own: md5sig covers
  * the merchant, order, amount, currency and status only, so this is what a copy of a real one can be.
  */
-async function sendSigned(order: Schemas['Checkout'], fields: Record<string, string>): Promise<void> {
+async function sendSigned(order: Schemas['Checkout'], fields: Record<string, string>, amount = order.fields.amount!): Promise<void> {
   const secret = process.env.PAYHERE_MERCHANT_SECRET!;
-  const signed = { merchant_id: order.fields.merchant_id!, order_id: order.order_id, payhere_amount: order.fields.amount!, payhere_currency: 'LKR', status_code: '2' };
+  const signed = { merchant_id: order.fields.merchant_id!, order_id: order.order_id, payhere_amount: amount, payhere_currency: 'LKR', status_code: '2' };
   const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
   const md5sig = md5(`${signed.merchant_id}${signed.order_id}${signed.payhere_amount}${signed.payhere_currency}${signed.status_code}${md5(secret)}`);
   const body = new URLSearchParams({ ...signed, md5sig, ...fields });
@@ -291,6 +291,19 @@ describe('paid plans through the PayHere sandbox', () => {
       expect(odd.status).toBe(400);
     }
     expect(await subscriptionOf(browser)).toBeNull();
+    expect(await orderState(browser, order.order_id, () => true)).toBe('pending');
+  });
+
+  test('a signed notice for no order of ours, or for another amount, is ignored at once, without waiting for PayHere to list its payment', async () => {
+    const browser = await verifiedBrowser('not-ours');
+    const order = await checkout(browser, 'starter');
+    const stranger = { ...order, order_id: `not-ours-${Date.now()}` };
+    await sendSigned(stranger, { payment_id: '320000101' });
+    await sendSigned(order, { payment_id: '320000102' }, '1.00');
+    expect(await until(() => outcomes(stranger.order_id), (o) => o.length === 1)).toEqual(['ignored: unknown order']);
+    expect((await until(() => outcomes(order.order_id), (o) => o.length === 1))[0]).toMatch(/^ignored: paid 1\.00 LKR, the order is /);
+    // the first attempt settled them: none failed for want of PayHere's listing
+    expect(server.logs.filter((line) => line.includes('job failed') && (line.includes(stranger.order_id) || line.includes(order.order_id)))).toEqual([]);
     expect(await orderState(browser, order.order_id, () => true)).toBe('pending');
   });
 

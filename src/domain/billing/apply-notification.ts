@@ -6,6 +6,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import { recordSubscriptionEvent } from './subscription-events.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { ConfirmedPayment, PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
+import { monthAfter } from './sri-lanka-time.js';
 import { beginPlanChange, CANCEL_RECURRING_QUEUE } from './subscriptions.js';
 
 /**
@@ -25,10 +26,13 @@ export async function applyNotification(em: EntityManager, gateway: PaymentGatew
   // asked before the transaction, so no lock is held while the gateway answers; a gateway that
   // cannot be asked fails the job, which the queue retries
   const paying = read?.verified && (read.event.kind === 'paid' || read.event.kind === 'renewed');
-  const confirmed = paying ? await gateway.confirmPayment(read.event) : null;
+  // a notice for no order of ours, or for another amount, is ignored without asking (or waiting for) the gateway
+  const [order] = paying ? await em.execute<{ amount: string; currency: string }[]>('select amount, currency from checkout_order where id = ?', [read.event.orderId]) : [];
+  const asking = paying && order !== undefined && sameAmount(read.event, order);
+  const confirmed = asking ? await gateway.confirmPayment(read.event) : null;
   // a payment PayHere does not list yet may be listed in a moment: the queue tries again (with
   // backoff) before the notice is taken for a copy and ignored
-  if (paying && !confirmed && waitForListing) throw new Error(`PayHere lists no payment ${read.event.paymentId} of order ${read.event.orderId} yet`);
+  if (asking && !confirmed && waitForListing) throw new Error(`PayHere lists no payment ${read.event.paymentId} of order ${read.event.orderId} yet`);
   const outcome = await em.transactional(async (tx) => {
     const notification = await tx.findOne(PaymentNotification, { id: notificationId }, { lockMode: 4 /* pessimistic write */ });
     if (!notification || notification.processedAt || !read) return notification?.outcome ?? 'unknown notification';
@@ -74,11 +78,9 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
     case 'renewed':
       break;
   }
-  if (Number(event.amount) !== Number(order.amount) || event.currency !== order.currency) {
-    return `ignored: paid ${event.amount} ${event.currency}, the order is ${order.amount} ${order.currency}`;
-  }
+  if (!sameAmount(event, order)) return `ignored: paid ${event.amount} ${event.currency}, the order is ${order.amount} ${order.currency}`;
   if (!confirmed) return `ignored: the gateway lists no payment ${event.paymentId} received for the order`;
-  if (Number(confirmed.amount) !== Number(order.amount) || confirmed.currency !== order.currency) {
+  if (!sameAmount(confirmed, order)) {
     return `ignored: the gateway lists payment ${event.paymentId} as ${confirmed.amount} ${confirmed.currency}, the order is ${order.amount} ${order.currency}`;
   }
   // each payment pays for the month from when it was taken, whenever (and in whatever order) its notice arrives
@@ -141,17 +143,14 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   return event.kind;
 }
 
-const COLOMBO_OFFSET_MS = 330 * 60_000;
 const RENEWAL_GRACE_MS = 3 * 86_400_000;
 
-/** The same time a calendar month later in Sri Lanka, where PayHere charges by the local date (1 March 02:00 -> 1 April 02:00). */
-function monthAfter(date: Date): Date {
-  const local = new Date(date.getTime() + COLOMBO_OFFSET_MS);
-  const day = local.getUTCDate();
-  // the 31st of January is followed by the last of February, not the 3rd of March
-  local.setUTCDate(1);
-  local.setUTCMonth(local.getUTCMonth() + 1);
-  const lastDay = new Date(Date.UTC(local.getUTCFullYear(), local.getUTCMonth() + 1, 0)).getUTCDate();
-  local.setUTCDate(Math.min(day, lastDay));
-  return new Date(local.getTime() - COLOMBO_OFFSET_MS);
+interface Money {
+  amount: string | number;
+  currency: string;
+}
+
+/** What a notice or the gateway says was paid, against the order's price (`5000` and `5000.00` are the same). */
+function sameAmount(paid: Money, order: Money): boolean {
+  return Number(paid.amount) === Number(order.amount) && paid.currency === order.currency;
 }
