@@ -4,9 +4,11 @@
 // the tests in place of https://sandbox.payhere.lk, which cannot be reached from here.
 //   node dist/scripts/payhere-sandbox.js --port 18300 --merchant-id 1211149 --merchant-secret <secret> --app-id <id> --app-secret <secret>
 // Customer side: POST /pay/checkout (the form), then the page's Pay or Decline button
-// (POST /pay/complete: outcome=paid|declined, and for tests duplicate=1 and delay_ms=N).
+// (POST /pay/complete: outcome=paid|declined, and for tests duplicate=1, delay_ms=N, and
+// unlisted_lookups=N: the payment is missing from the merchant API's first N lists that would show it).
 // Control side (JSON): POST /sandbox/renew {subscription_id, outcome: success|failed, count, reversed},
-// POST /sandbox/stop {subscription_id}, GET /sandbox/notifications, GET /sandbox/subscriptions/<id>.
+// POST /sandbox/stop {subscription_id}, POST /sandbox/expire-tokens, GET /sandbox/notifications,
+// GET /sandbox/subscriptions/<id>.
 // Merchant side: POST /merchant/v1/oauth/token (HTTP Basic with the app id and secret), then with
 // the Bearer token the Subscription Manager API (POST /merchant/v1/subscription/cancel,
 // GET /merchant/v1/subscription, GET /merchant/v1/subscription/<id>/payments) and the Retrieval API
@@ -61,6 +63,8 @@ interface Payment {
   currency: string;
   amount: number;
   subscription_id: string | null;
+  /** lookups of the merchant API that do not list it yet (a payment PayHere records late) */
+  unlisted_lookups: number;
 }
 interface Sent {
   notify_url: string;
@@ -84,7 +88,7 @@ const addMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMont
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A signed notice; a successful one records its payment, taken at `paidAt`, for the merchant API to list. */
-function notification(checkout: Checkout, statusCode: string, extra: Record<string, string>, paidAt = new Date()): Record<string, string> {
+function notification(checkout: Checkout, statusCode: string, extra: Record<string, string>, paidAt = new Date(), unlistedLookups = 0): Record<string, string> {
   const f = checkout.fields;
   const amount = Number(f.amount).toFixed(2);
   const fields: Record<string, string> = {
@@ -111,6 +115,7 @@ function notification(checkout: Checkout, statusCode: string, extra: Record<stri
       currency: fields.payhere_currency!,
       amount: Number(amount),
       subscription_id: extra.subscription_id ?? null,
+      unlisted_lookups: unlistedLookups,
     });
   }
   return fields;
@@ -199,7 +204,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
         subscription_id: subscriptionId,
       };
     }
-    send(checkout.fields.notify_url!, [notification(checkout, paid ? '2' : '-2', extra)], Number(form.delay_ms) || 0, form.duplicate === '1' ? 2 : 1);
+    send(checkout.fields.notify_url!, [notification(checkout, paid ? '2' : '-2', extra, new Date(), Number(form.unlisted_lookups) || 0)], Number(form.delay_ms) || 0, form.duplicate === '1' ? 2 : 1);
     res.writeHead(302, { Location: paid ? checkout.fields.return_url! : checkout.fields.cancel_url! }).end();
     return;
   }
@@ -237,6 +242,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return json(res, 202, { queued: list.length });
   }
   if (req.method === 'GET' && url.pathname === '/sandbox/notifications') return json(res, 200, sent);
+  if (req.method === 'POST' && url.pathname === '/sandbox/expire-tokens') {
+    // the merchant API's access tokens run out early: the next call with one is refused (401)
+    const expired = tokens.size;
+    tokens.clear();
+    return json(res, 202, { expired });
+  }
   if (req.method === 'GET' && url.pathname.startsWith('/sandbox/subscriptions/')) {
     const id = url.pathname.slice('/sandbox/subscriptions/'.length);
     if (ended.has(id)) return json(res, 200, { subscription_id: id, state: 'cancelled' });
@@ -252,9 +263,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const listed = /^\/merchant\/v1\/subscription\/([^/]+)\/payments$/.exec(url.pathname);
   if (req.method === 'GET' && (listed || url.pathname === '/merchant/v1/payment/search')) {
     if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
-    const found = listed ? payments.filter((p) => p.subscription_id === listed[1]) : payments.filter((p) => p.order_id === url.searchParams.get('order_id'));
+    const found = (listed ? payments.filter((p) => p.subscription_id === listed[1]) : payments.filter((p) => p.order_id === url.searchParams.get('order_id'))).filter((p) => p.unlisted_lookups-- <= 0); // each list counts down a late payment's
     if (found.length === 0) return json(res, 200, { status: -1, msg: 'No payments found', data: null });
-    return json(res, 200, { status: 1, msg: 'Found payments', data: found.map(({ subscription_id: _, ...p }) => p) });
+    return json(res, 200, { status: 1, msg: 'Found payments', data: found.map(({ subscription_id: _, unlisted_lookups: __, ...p }) => p) });
   }
   if (req.method === 'GET' && url.pathname === '/merchant/v1/subscription') {
     if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
@@ -284,7 +295,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     ended.set(id, rec);
     return json(res, 200, { status: 1, msg: 'Successfully cancelled the subscription', data: null });
   }
-  page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, GET /sandbox/notifications, the merchant API under /merchant/v1</p>');
+  page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, POST /sandbox/expire-tokens, GET /sandbox/notifications, the merchant API under /merchant/v1</p>');
 }
 
 const server = createServer((req, res) => {

@@ -40,14 +40,14 @@ async function checkout(browser: DashboardBrowser, plan: 'starter' | 'pro' | 'en
 }
 
 /** What the customer's browser does on the gateway: post the form, then press Pay or Decline. */
-async function payOnGateway(order: Schemas['Checkout'], outcome: 'paid' | 'declined', options: { duplicate?: boolean; delayMs?: number } = {}): Promise<string> {
+async function payOnGateway(order: Schemas['Checkout'], outcome: 'paid' | 'declined', options: { duplicate?: boolean; delayMs?: number; unlistedLookups?: number } = {}): Promise<string> {
   const page = await fetch(order.action_url, { method: 'POST', body: new URLSearchParams(order.fields) });
   expect(page.status).toBe(200);
   const checkoutId = /name="checkout" value="([^"]+)"/.exec(await page.text())![1]!;
   const done = await fetch(`${sandbox}/pay/complete`, {
     method: 'POST',
     redirect: 'manual',
-    body: new URLSearchParams({ checkout: checkoutId, outcome, duplicate: options.duplicate ? '1' : '0', delay_ms: String(options.delayMs ?? 0) }),
+    body: new URLSearchParams({ checkout: checkoutId, outcome, duplicate: options.duplicate ? '1' : '0', delay_ms: String(options.delayMs ?? 0), unlisted_lookups: String(options.unlistedLookups ?? 0) }),
   });
   expect(done.status).toBe(302);
   return done.headers.get('location')!;
@@ -292,6 +292,22 @@ describe('paid plans through the PayHere sandbox', () => {
     }
     expect(await subscriptionOf(browser)).toBeNull();
     expect(await orderState(browser, order.order_id, () => true)).toBe('pending');
+  });
+
+  test('a payment PayHere lists only after its notice arrived counts once listed; a refused access token is fetched again', async () => {
+    const browser = await verifiedBrowser('late-listing');
+    // the service has an access token once it has confirmed a payment; PayHere then lets it run out early
+    await paidFor(browser, 'starter');
+    await sandboxCall('/sandbox/expire-tokens', {});
+    const order = await checkout(browser, 'pro');
+    // missing from both lists the first look reads (the recurring payments', then the order's)
+    await payOnGateway(order, 'paid', { unlistedLookups: 2 });
+    expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Pro', state: 'active' });
+    const failures = server.logs.filter((line) => line.includes('job failed') && line.includes(order.order_id));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toContain(`lists no payment`);
+    expect(server.logs.filter((line) => line.includes('job failed') && line.includes('answered 401'))).toEqual([]);
   });
 
   test('a signed notice for no order of ours, or for another amount, is ignored at once, without waiting for PayHere to list its payment', async () => {
