@@ -25,7 +25,8 @@
 // chromium-columns-lklug-sinhala.pdf, Chromium's in two columns, whose drawing order (-raw) poppler
 // breaks at a line where a glyph is drawn back over the one before; chromium-fallback-lklug-sinhala.pdf,
 // the Sinhala pages set in DejaVu Sans, whose Sinhala falls back to LKLUG, where poppler runs a
-// word ending in ා into the next.
+// word ending in ා into the next, and libreoffice-fallback-lklug-sinhala.pdf, LibreOffice's, whose
+// word boxes run words together over spaces drawn apart from them.
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
 //   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core fonts-lklug-sinhala fonts-dejavu-core ghostscript
 // and Typst's compiler as a Python module (PyPI), for the python3 on the PATH or $TYPST_PYTHON:
@@ -212,6 +213,8 @@ try {
   writeFileSync(fallbackHtml, html(pagesOf(fallback), fallback));
   chromium(fallbackHtml, path.join(OUT, 'chromium-fallback-lklug-sinhala.pdf'));
   console.log('chromium-fallback-lklug-sinhala.pdf: the Sinhala pages set in DejaVu Sans, falling back to LKLUG, by chromium');
+  libreoffice(fallbackHtml, path.join(OUT, 'libreoffice-fallback-lklug-sinhala.pdf'), work);
+  console.log('libreoffice-fallback-lklug-sinhala.pdf: the same by libreoffice');
   const serifJustifiedHtml = path.join(work, 'tamil-serif-justified.html');
   writeFileSync(serifJustifiedHtml, html(tamilPages, serifTamil, LAYOUTS.justified));
   libreoffice(serifJustifiedHtml, path.join(OUT, 'libreoffice-justified-serif-tamil.pdf'), work);

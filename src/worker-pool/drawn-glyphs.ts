@@ -59,6 +59,12 @@ interface TextState {
 
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 const SPACE = /^\p{Zs}$/u;
+
+/**
+ * Whether a glyph is a space: its text is one, or it has none and is drawn by byte 32. A font
+ * subset by LibreOffice numbers its glyphs from 1, and byte 32 may be a letter (LKLUG's ණී or ර).
+ */
+const isSpace = (glyph: OpGlyph) => SPACE.test(glyph.unicode) || (glyph.isSpace && glyph.unicode.trim() === '');
 const USUAL_FONT: FontMetrics = { scale: 0.001, vertical: false };
 
 /** `m` then `n`, as PDF composes matrices (pdf.js's Util.transform(n, m)). */
@@ -174,7 +180,7 @@ function showText(run: (OpGlyph | number)[], text: TextState, toUser: Matrix, to
     const [x, y] = toPage(...apply(toUser, text.pen, text.rise)) as [number, number];
     const [xEnd, yEnd] = toPage(...apply(toUser, text.pen + width, text.rise)) as [number, number];
     // along a horizontal line, left to right
-    if (Math.abs(yEnd - y) < 1e-3 && xEnd >= x) glyphs.push({ x, y, width: xEnd - x, space: glyph.isSpace || SPACE.test(glyph.unicode), text: glyph.unicode });
+    if (Math.abs(yEnd - y) < 1e-3 && xEnd >= x) glyphs.push({ x, y, width: xEnd - x, space: isSpace(glyph), text: glyph.unicode });
     text.pen += width + (text.charSpacing + (glyph.isSpace ? text.wordSpacing : 0)) * text.hScale;
   }
 }

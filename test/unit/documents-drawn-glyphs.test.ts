@@ -107,4 +107,20 @@ describe('drawnGlyphs', () => {
       { x: 105, y: 300, width: 2.5, space: true, text: '\u2009' },
     ]);
   });
+
+  test('a glyph drawn by byte 32 is a space only when it has no other text: LibreOffice\'s font subsets give it to a letter', () => {
+    const glyphs = read([
+      ['beginText', []],
+      ['setFont', ['f1', 10]],
+      ['setWordSpacing', [1]],
+      ['moveText', [100, 500]],
+      ['showText', [[glyph('ර', 500, true), glyph('', 250, true), glyph('ක', 500)]]],
+    ]);
+    // the word spacing is byte 32's all the same (ISO 32000-1, 9.3.3)
+    expect(glyphs).toEqual([
+      { x: 100, y: 300, width: 5, space: false, text: 'ර' },
+      { x: 106, y: 300, width: 2.5, space: true, text: '' },
+      { x: 109.5, y: 300, width: 5, space: false, text: 'ක' },
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import {
+  alignedParts,
   breaksAfterMarks,
   breaksBeforeLastLetter,
   brokenWordPairs,
@@ -169,7 +170,7 @@ describe('words run together over a space drawn in another font', () => {
     expect(spacedWordPairs([at('ලකුණු', 258.7, 289.6), at('පළමු', 63, 86.9)], spaces)).toEqual(new Map());
   });
 
-  test('spacedWordPairs: a box with spaces drawn inside it is parted at them by its glyphs\' text, when that is the box\'s text', () => {
+  test('spacedWordPairs: a box with spaces drawn inside it is parted at them by its glyphs\' text, lined up with the box\'s', () => {
     // LibreOffice draws the line's spaces first, and poppler makes one box of the words
     const box = at('නිසාඒවාඇති', 188.18, 250.6);
     const letters = (
@@ -183,9 +184,37 @@ describe('words run together over a space drawn in another font', () => {
       ] as const
     ).map(([text, x]) => glyph(x, 8, false, 180.3, text));
     expect(spacedWordPairs([box], [...spaces, ...letters])).toEqual(new Map([['නිසා ඒවා', [true]], ['ඒවා ඇති', [true]]]));
-    // glyphs whose text the file maps otherwise than poppler reads it are no evidence
-    const misread = letters.map((g, k) => (k === 3 ? { ...g, text: '\u0007' } : g));
-    expect(spacedWordPairs([box], [...spaces, ...misread])).toEqual(new Map());
+    // glyphs the file maps otherwise than poppler reads them (LibreOffice's LKLUG: ෙ as වේ, drawn
+    // before its letter): parted by lining the texts up
+    const misread = (['ල', 'බ', 'ා', 'වේ', 'ද', 'න'] as const).map((text, k) => glyph(300 + 5 * k + (k > 2 ? 4 : 0), 5, false, 180.3, text));
+    const space = glyph(315.5, 3.5, true, 180.3);
+    expect(spacedWordPairs([at('ලබාදෙන', 300, 335)], [space, ...misread])).toEqual(new Map([['ලබා දෙන', [true]]]));
+    // but not where another parting is nearly as near: ඒ and a control code are ඒවා, or ඒ and වා after the space
+    const unsure = letters.map((g, k) => (k === 3 ? { ...g, text: '\u0007' } : g));
+    expect(spacedWordPairs([box], [...spaces, ...unsure])).toEqual(new Map());
+    const unknown = letters.map((g, k) => (k === 2 ? { ...g, text: 'ක' } : g));
+    expect(spacedWordPairs([box], [...spaces, ...unknown])).toEqual(new Map());
+  });
+
+  // LibreOffice's LKLUG subset maps ෙ's glyph as වේ and others as control codes, and draws ෙ
+  // before its letter, where poppler reads its clusters' ActualText
+  test('alignedParts parts a box at the cluster boundaries nearest its glyphs\' text, when no other parting is as near', () => {
+    expect(alignedParts('ලබාදෙන', ['ලබා', 'වේදන'])).toEqual(['ලබා', 'දෙන']);
+    expect(alignedParts('ලබාගන්නාමෙම', ['ලබා', '\u0012න්නා', 'වේ\b\b'])).toEqual(['ලබා', 'ගන්නා', 'මෙම']);
+    expect(alignedParts('වඩාවේගයෙන්', ['වඩා', 'වේ\u0007\u0012වේයන්'])).toEqual(['වඩා', 'වේගයෙන්']);
+  });
+
+  test('alignedParts refuses a parting that is not certain: as near as another, too far from the glyphs\' text, or inside a cluster', () => {
+    // ර lost between the sides: කර න and ක රන are as near
+    expect(alignedParts('කරන', ['ක', 'න'])).toEqual([]);
+    // ලබා දෙන by one edit less than ලබාදෙ න: not enough
+    expect(alignedParts('ලබාදෙන', ['ලබා', 'ද'])).toEqual([]);
+    // nothing like the box's text, though the only parting
+    expect(alignedParts('ලබාදෙන', ['ගම', 'පොත'])).toEqual([]);
+    expect(alignedParts('අප', ['ක', 'ම'])).toEqual([]);
+    // the space falls inside බා: ල බාදෙන and ලබා දෙන are as near, and බා is not parted
+    expect(alignedParts('ලබාදෙන', ['ලබ', 'ාදෙන'])).toEqual([]);
+    expect(alignedParts('ලබාදෙන', ['ලබා', ''])).toEqual([]);
   });
 
   test('brokenWordPairs: words whose boxes meet are not one word where a space is drawn between them', () => {

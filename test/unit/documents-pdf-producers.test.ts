@@ -184,10 +184,12 @@ describe('fonts and tools that break words or the text layer', () => {
   // cairo places LKLUG's glyphs further along than the widths the file declares for them, and
   // poppler breaks words there (බැවි න්, වර්ෂාව ක්); in a document set in a Latin font whose Sinhala
   // falls back to LKLUG, LKLUG declares ා wider than Chromium draws it, and poppler runs a word
-  // ending in it into the next across the Latin font's space (ලබාදෙන)
+  // ending in it into the next across the Latin font's space (ලබාදෙන); LibreOffice draws the spaces
+  // apart from the words, and poppler makes one box of them
   test.each([
     ['pango-lklug-sinhala.pdf', 'in LKLUG by pango: the words poppler breaks where glyphs pass their declared widths are made whole by where it places them', 0.97],
     ['chromium-fallback-lklug-sinhala.pdf', 'falling back to LKLUG from DejaVu Sans, by Chromium: the words poppler runs together over a drawn space are parted', 0.95],
+    ['libreoffice-fallback-lklug-sinhala.pdf', 'falling back to LKLUG from DejaVu Sans, by LibreOffice: the words of one box with spaces drawn inside it are parted', 0.95],
   ])('Sinhala %s %s', async (file, _, beforeBelow) => {
     const service = wordAccuracy(expected.sinhala!, await read(file));
     const before = wordAccuracy(expected.sinhala!, await repaired(pdftotext())(fileURLToPath(new URL(file, FIXTURES)), new Uint8Array()));

@@ -22,7 +22,8 @@ import { SINHALA_OR_TAMIL } from '../text/scripts.js';
 //   together (ලබාදෙන for ලබා දෙන). Its word boxes still part them at the space, and the glyphs
 //   show the space drawn between them. LibreOffice draws a line's spaces apart from its words,
 //   and its word boxes run them together too: the glyphs' text on either side of a space tells
-//   the words, where pdf.js reads it as poppler does.
+//   the words, lined up with poppler's where pdf.js maps some glyphs otherwise (LibreOffice gives
+//   a cluster's text as ActualText, which poppler reads and pdf.js's operator list does not).
 
 /** Whether each place a page has a pair of words ("first second") is one word, in poppler's order. */
 export type WordPairs = Map<string, boolean[]>;
@@ -192,7 +193,7 @@ export function spacedWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
 /**
  * The words of a box with space glyphs drawn inside it (LibreOffice draws a line's spaces apart
  * from its words), by the text of the glyphs drawn on either side of each; none when the box has
- * no such space or its glyphs' text is not the box's.
+ * no such space or its glyphs' text cannot be lined up with the box's (alignedParts).
  */
 function partsAtSpaces(word: WordBox, line: DrawnGlyph[]): string[] {
   const spaces = line
@@ -202,10 +203,66 @@ function partsAtSpaces(word: WordBox, line: DrawnGlyph[]): string[] {
   if (spaces.length === 0) return [];
   const margin = SAME_WORD * (word.yMax - word.yMin);
   const letters = line.filter((glyph) => !glyph.space && glyph.x >= word.xMin - margin && glyph.x < word.xMax);
-  if (letters.map((glyph) => glyph.text).join('') !== word.text) return [];
-  const parts = Array.from({ length: spaces.length + 1 }, () => '');
-  for (const glyph of letters) parts[spaces.filter((middle) => middle <= glyph.x).length] += glyph.text;
-  return parts.every((part) => part !== '') ? parts : [];
+  const sides = Array.from({ length: spaces.length + 1 }, () => '');
+  for (const glyph of letters) sides[spaces.filter((middle) => middle <= glyph.x).length] += glyph.text;
+  if (sides.join('') === word.text) return sides.every((side) => side !== '') ? sides : [];
+  return alignedParts(word.text, sides);
+}
+
+/** What pdf.js gives as the text of a glyph it cannot map: a letter of poppler's text, unknown. */
+const UNMAPPED = /\p{Cc}/u;
+/** The most edits of the sides from their parts, for each letter of the box. */
+const MOST_EDITS = 1 / 2;
+/** How many edits fewer the parting taken has than any other. */
+const LEAST_MARGIN = 2;
+const clusters = new Intl.Segmenter('si', { granularity: 'grapheme' });
+
+/**
+ * `text` parted into as many words as there are `sides`, the text pdf.js gives the glyphs drawn
+ * between the spaces (in drawn order, some glyphs mapped otherwise than poppler maps them, as
+ * LKLUG's ෙ as වේ in LibreOffice's files): at the cluster boundaries whose parts are the fewest
+ * edits from their sides. None unless that parting has LEAST_MARGIN edits fewer than any other
+ * and no more than MOST_EDITS in all: a guess that could break a correct word is not made.
+ */
+export function alignedParts(text: string, sides: string[]): string[] {
+  const letters = sides.map((side) => [...side].map((c) => (UNMAPPED.test(c) ? undefined : c)));
+  if (letters.some((side) => side.length === 0)) return [];
+  const cuts = [...clusters.segment(text)].map(({ index }) => index).slice(1);
+  // the two partings with the fewest edits of the text from cut `at` on into the sides from `from` on
+  type Parting = { edits: number; parts: string[] };
+  const memo = new Map<string, Parting[]>();
+  const best = (from: number, at: number): Parting[] => {
+    const key = `${from} ${at}`;
+    const known = memo.get(key);
+    if (known) return known;
+    const start = at === 0 ? 0 : cuts[at - 1]!;
+    const found: Parting[] = [];
+    const ends = from === sides.length - 1 ? [text.length] : cuts.slice(at).filter((end) => end > start && end < text.length);
+    for (const end of ends) {
+      const part = text.slice(start, end);
+      const edits = editDistance(letters[from]!, [...part]);
+      const rests: Parting[] = from === sides.length - 1 ? [{ edits: 0, parts: [] }] : best(from + 1, cuts.indexOf(end) + 1);
+      for (const rest of rests) found.push({ edits: edits + rest.edits, parts: [part, ...rest.parts] });
+    }
+    found.sort((x, y) => x.edits - y.edits);
+    const kept = found.slice(0, 2);
+    memo.set(key, kept);
+    return kept;
+  };
+  const [first, second] = best(0, 0);
+  const certain = first && (!second || second.edits >= first.edits + LEAST_MARGIN) && first.edits <= MOST_EDITS * [...text].length;
+  return certain ? first.parts : [];
+}
+
+/** Levenshtein's distance, where an unmapped letter (undefined) stands for any one letter. */
+function editDistance(a: (string | undefined)[], b: string[]): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (const [i, x] of a.entries()) {
+    const row = [i + 1];
+    for (const [j, y] of b.entries()) row.push(Math.min(previous[j + 1]! + 1, row[j]! + 1, previous[j]! + (x === undefined || x === y ? 0 : 1)));
+    previous = row;
+  }
+  return previous[b.length]!;
 }
 
 /** Whether a space glyph drawn after the start of `a` ends where `b` starts. */
