@@ -212,6 +212,10 @@ describe('words run together over a space drawn in another font', () => {
     // nothing like the box's text, though the only parting
     expect(alignedParts('ලබාදෙන', ['ගම', 'පොත'])).toEqual([]);
     expect(alignedParts('අප', ['ක', 'ම'])).toEqual([]);
+    // a box far longer than a few words run together (a hostile file's) is not searched
+    const long = 'ලබා'.repeat(30);
+    expect(alignedParts(long, ['ලබා'.repeat(15), 'ලබා'.repeat(15)])).toEqual([]);
+    expect(alignedParts('ලබාදෙන'.repeat(3), Array.from({ length: 6 }, () => 'ලබා'))).toEqual([]);
     // the space falls inside බා: ල බාදෙන and ලබා දෙන are as near, and බා is not parted
     expect(alignedParts('ලබාදෙන', ['ලබ', 'ාදෙන'])).toEqual([]);
     expect(alignedParts('ලබාදෙන', ['ලබා', ''])).toEqual([]);

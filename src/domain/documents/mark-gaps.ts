@@ -216,6 +216,9 @@ const MOST_EDITS = 1 / 2;
 /** How many edits fewer the parting taken has than any other. */
 const LEAST_MARGIN = 2;
 const clusters = new Intl.Segmenter('si', { granularity: 'grapheme' });
+/** The longest box (letters) and the most words in one that are lined up: a few words run together; more is no such box, and the search grows with both. */
+const LONGEST_BOX = 64;
+const MOST_SIDES = 4;
 
 /**
  * `text` parted into as many words as there are `sides`, the text pdf.js gives the glyphs drawn
@@ -225,6 +228,7 @@ const clusters = new Intl.Segmenter('si', { granularity: 'grapheme' });
  * and no more than MOST_EDITS in all: a guess that could break a correct word is not made.
  */
 export function alignedParts(text: string, sides: string[]): string[] {
+  if ([...text].length > LONGEST_BOX || sides.length > MOST_SIDES) return [];
   const letters = sides.map((side) => [...side].map((c) => (UNMAPPED.test(c) ? undefined : c)));
   if (letters.some((side) => side.length === 0)) return [];
   const cuts = [...clusters.segment(text)].map(({ index }) => index).slice(1);
