@@ -184,6 +184,9 @@ describe('words run together over a space drawn in another font', () => {
       ] as const
     ).map(([text, x]) => glyph(x, 8, false, 180.3, text));
     expect(spacedWordPairs([box], [...spaces, ...letters])).toEqual(new Map([['නිසා ඒවා', [true]], ['ඒවා ඇති', [true]]]));
+    // two spaces drawn side by side part the words once
+    const doubled = [glyph(206.5, 1.6, true, 180.3), glyph(208.1, 1.6, true, 180.3), spaces[1]!];
+    expect(spacedWordPairs([box], [...doubled, ...letters])).toEqual(new Map([['නිසා ඒවා', [true]], ['ඒවා ඇති', [true]]]));
     // glyphs the file maps otherwise than poppler reads them (LibreOffice's LKLUG: ෙ as වේ, drawn
     // before its letter): parted by lining the texts up
     const misread = (['ල', 'බ', 'ා', 'වේ', 'ද', 'න'] as const).map((text, k) => glyph(300 + 5 * k + (k > 2 ? 4 : 0), 5, false, 180.3, text));
@@ -215,7 +218,12 @@ describe('words run together over a space drawn in another font', () => {
     // a box far longer than a few words run together (a hostile file's) is not searched
     const long = 'ලබා'.repeat(30);
     expect(alignedParts(long, ['ලබා'.repeat(15), 'ලබා'.repeat(15)])).toEqual([]);
-    expect(alignedParts('ලබාදෙන'.repeat(3), Array.from({ length: 6 }, () => 'ලබා'))).toEqual([]);
+    expect(alignedParts('අපගමපොතලබා', ['අප', 'ගම', 'පොත', 'ලබා'])).toEqual(['අප', 'ගම', 'පොත', 'ලබා']);
+    expect(alignedParts('අපගමපොතලබාදෙන', ['අප', 'ගම', 'පොත', 'ලබා', 'දෙන'])).toEqual([]);
+    // nor are glyphs far more than the box's letters (drawn over one another), whatever the box
+    expect(alignedParts('ලබාදෙන', ['ලබා', 'ද'.repeat(100_000)])).toEqual([]);
+    // a joiner joins the letter after it: ශ්‍ | රේ is no parting
+    expect(alignedParts('ශ්‍රේක', ['ශ්‍', 'රේක'])).toEqual([]);
     // the space falls inside බා: ල බාදෙන and ලබා දෙන are as near, and බා is not parted
     expect(alignedParts('ලබාදෙන', ['ලබ', 'ාදෙන'])).toEqual([]);
     expect(alignedParts('ලබාදෙන', ['ලබා', ''])).toEqual([]);

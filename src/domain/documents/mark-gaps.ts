@@ -203,10 +203,12 @@ function partsAtSpaces(word: WordBox, line: DrawnGlyph[]): string[] {
   if (spaces.length === 0) return [];
   const margin = SAME_WORD * (word.yMax - word.yMin);
   const letters = line.filter((glyph) => !glyph.space && glyph.x >= word.xMin - margin && glyph.x < word.xMax);
-  const sides = Array.from({ length: spaces.length + 1 }, () => '');
-  for (const glyph of letters) sides[spaces.filter((middle) => middle <= glyph.x).length] += glyph.text;
-  if (sides.join('') === word.text) return sides.every((side) => side !== '') ? sides : [];
-  return alignedParts(word.text, sides);
+  const between = Array.from({ length: spaces.length + 1 }, () => '');
+  for (const glyph of letters) between[spaces.filter((middle) => middle <= glyph.x).length] += glyph.text;
+  // two spaces drawn side by side part the words once
+  const sides = between.filter((side) => side !== '');
+  if (sides.length < 2) return [];
+  return sides.join('') === word.text ? sides : alignedParts(word.text, sides);
 }
 
 /** What pdf.js gives as the text of a glyph it cannot map: a letter of poppler's text, unknown. */
@@ -228,25 +230,30 @@ const MOST_SIDES = 4;
  * and no more than MOST_EDITS in all: a guess that could break a correct word is not made.
  */
 export function alignedParts(text: string, sides: string[]): string[] {
-  if ([...text].length > LONGEST_BOX || sides.length > MOST_SIDES) return [];
+  const chars = [...text];
   const letters = sides.map((side) => [...side].map((c) => (UNMAPPED.test(c) ? undefined : c)));
+  const drawn = letters.reduce((n, side) => n + side.length, 0);
+  // a parting takes at least as many edits as the lengths differ: past MOST_EDITS none is taken
+  if (chars.length > LONGEST_BOX || sides.length > MOST_SIDES || Math.abs(drawn - chars.length) > MOST_EDITS * chars.length) return [];
   if (letters.some((side) => side.length === 0)) return [];
-  const cuts = [...clusters.segment(text)].map(({ index }) => index).slice(1);
-  // the two partings with the fewest edits of the text from cut `at` on into the sides from `from` on
+  // the ends of the clusters (in letters), but for one ending in a joiner, which joins the next letter (ශ්‍|රේ)
+  const cuts: number[] = [];
+  for (const { segment } of clusters.segment(text)) cuts.push((cuts.at(-1) ?? 0) + [...segment].length);
+  const inner = cuts.slice(0, -1).filter((cut) => chars[cut - 1] !== '\u200D');
+  // the two partings with the fewest edits of the text from letter `start` on into the sides from `from` on
   type Parting = { edits: number; parts: string[] };
   const memo = new Map<string, Parting[]>();
-  const best = (from: number, at: number): Parting[] => {
-    const key = `${from} ${at}`;
+  const best = (from: number, start: number): Parting[] => {
+    const key = `${from} ${start}`;
     const known = memo.get(key);
     if (known) return known;
-    const start = at === 0 ? 0 : cuts[at - 1]!;
+    const last = from === sides.length - 1;
+    // one pass gives the side's edits from every part starting here
+    const edits = editDistances(letters[from]!, chars.slice(start));
     const found: Parting[] = [];
-    const ends = from === sides.length - 1 ? [text.length] : cuts.slice(at).filter((end) => end > start && end < text.length);
-    for (const end of ends) {
-      const part = text.slice(start, end);
-      const edits = editDistance(letters[from]!, [...part]);
-      const rests: Parting[] = from === sides.length - 1 ? [{ edits: 0, parts: [] }] : best(from + 1, cuts.indexOf(end) + 1);
-      for (const rest of rests) found.push({ edits: edits + rest.edits, parts: [part, ...rest.parts] });
+    for (const end of last ? [chars.length] : inner.filter((cut) => cut > start)) {
+      const rests: Parting[] = last ? [{ edits: 0, parts: [] }] : best(from + 1, end);
+      for (const rest of rests) found.push({ edits: edits[end - start]! + rest.edits, parts: [chars.slice(start, end).join(''), ...rest.parts] });
     }
     found.sort((x, y) => x.edits - y.edits);
     const kept = found.slice(0, 2);
@@ -254,19 +261,19 @@ export function alignedParts(text: string, sides: string[]): string[] {
     return kept;
   };
   const [first, second] = best(0, 0);
-  const certain = first && (!second || second.edits >= first.edits + LEAST_MARGIN) && first.edits <= MOST_EDITS * [...text].length;
+  const certain = first && (!second || second.edits >= first.edits + LEAST_MARGIN) && first.edits <= MOST_EDITS * chars.length;
   return certain ? first.parts : [];
 }
 
-/** Levenshtein's distance, where an unmapped letter (undefined) stands for any one letter. */
-function editDistance(a: (string | undefined)[], b: string[]): number {
+/** Levenshtein's distance of `a` from every prefix of `b` (index j: b[0..j)), where an unmapped letter (undefined) stands for any one letter. */
+function editDistances(a: (string | undefined)[], b: string[]): number[] {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (const [i, x] of a.entries()) {
     const row = [i + 1];
     for (const [j, y] of b.entries()) row.push(Math.min(previous[j + 1]! + 1, row[j]! + 1, previous[j]! + (x === undefined || x === y ? 0 : 1)));
     previous = row;
   }
-  return previous[b.length]!;
+  return previous;
 }
 
 /** Whether a space glyph drawn after the start of `a` ends where `b` starts. */
