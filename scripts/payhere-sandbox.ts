@@ -7,8 +7,8 @@
 // (POST /pay/complete: outcome=paid|declined, and for tests duplicate=1, delay_ms=N, and
 // unlisted_lookups=N: the payment is missing from the merchant API's first N lists that would show it).
 // Control side (JSON): POST /sandbox/renew {subscription_id, outcome: success|failed, count, reversed},
-// POST /sandbox/stop {subscription_id}, POST /sandbox/expire-tokens, GET /sandbox/notifications,
-// GET /sandbox/subscriptions/<id>.
+// POST /sandbox/stop {subscription_id}, POST /sandbox/expire-tokens, POST /sandbox/refuse-cancels {count},
+// GET /sandbox/notifications, GET /sandbox/subscriptions/<id>.
 // Merchant side: POST /merchant/v1/oauth/token (HTTP Basic with the app id and secret), then with
 // the Bearer token the Subscription Manager API (POST /merchant/v1/subscription/cancel,
 // GET /merchant/v1/subscription, GET /merchant/v1/subscription/<id>/payments) and the Retrieval API
@@ -79,6 +79,9 @@ const payments: Payment[] = [];
 // recurring payments cancelled by the merchant or stopped by the customer
 const ended = new Map<string, Recurring>();
 const tokens = new Set<string>();
+// cancels PayHere refuses for a while, and as many lists of subscriptions failing (POST /sandbox/refuse-cancels)
+let refusedCancels = 0;
+let failingLists = 0;
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 /** PayHere's dates are Sri Lanka time (UTC+05:30), `2026-01-16 12:28:28`. */
@@ -242,6 +245,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return json(res, 202, { queued: list.length });
   }
   if (req.method === 'GET' && url.pathname === '/sandbox/notifications') return json(res, 200, sent);
+  if (req.method === 'POST' && url.pathname === '/sandbox/refuse-cancels') {
+    refusedCancels = failingLists = Number((JSON.parse((await readBody(req)) || '{}') as { count?: number }).count) || 0;
+    return json(res, 202, { refused: refusedCancels });
+  }
   if (req.method === 'POST' && url.pathname === '/sandbox/expire-tokens') {
     // the merchant API's access tokens run out early: the next call with one is refused (401)
     const expired = tokens.size;
@@ -269,6 +276,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (req.method === 'GET' && url.pathname === '/merchant/v1/subscription') {
     if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
+    if (failingLists > 0) {
+      failingLists--;
+      return json(res, 200, { status: -1, msg: 'Unable to retrieve subscriptions', data: null });
+    }
     const all = [...[...recurring.values()].map((rec) => [rec, 'ACTIVE'] as const), ...[...ended.values()].map((rec) => [rec, 'CANCELLED'] as const)];
     if (all.length === 0) return json(res, 200, { status: -1, msg: 'No subscriptions found', data: null });
     const data = all.map(([rec, status]) => ({
@@ -290,12 +301,16 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
     const id = String(body.subscription_id);
     const rec = recurring.get(id);
+    if (rec && refusedCancels > 0) {
+      refusedCancels--;
+      return json(res, 200, { status: -1, msg: 'Unable to cancel the subscription right now', data: null });
+    }
     if (!rec) return json(res, 200, { status: -1, msg: 'Subscription not found or already cancelled', data: null });
     recurring.delete(id);
     ended.set(id, rec);
     return json(res, 200, { status: 1, msg: 'Successfully cancelled the subscription', data: null });
   }
-  page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, POST /sandbox/expire-tokens, GET /sandbox/notifications, the merchant API under /merchant/v1</p>');
+  page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, POST /sandbox/expire-tokens, POST /sandbox/refuse-cancels, GET /sandbox/notifications, the merchant API under /merchant/v1</p>');
 }
 
 const server = createServer((req, res) => {

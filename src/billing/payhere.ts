@@ -36,6 +36,9 @@ interface ListedPayment {
   amount?: string | number;
 }
 
+/** The states of a subscription PayHere charges no more; any other (active, or one whose failed payment may be retried) is still running. */
+const FINISHED = new Set(['CANCELLED', 'COMPLETED']);
+
 export class PayHereGateway implements PaymentGateway {
   private readonly secretHash: string;
   private token: { value: string; until: number } | null = null;
@@ -74,23 +77,25 @@ export class PayHereGateway implements PaymentGateway {
 
   /**
    * Subscription Manager API: POST /subscription/cancel. A refusal counts as done only when
-   * PayHere's list of subscriptions no longer shows them active (cancelled already, by the
-   * customer or an earlier cancel); anything else is retried: a cancel silently lost would go on charging.
+   * PayHere's list of subscriptions shows them finished (cancelled already, by the customer or an
+   * earlier cancel); anything else is retried: a cancel silently lost would go on charging.
    */
   async cancelRecurring(gatewaySubscriptionId: string): Promise<'stopped' | 'stopped already'> {
     const response = await this.merchantApi('/subscription/cancel', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ subscription_id: gatewaySubscriptionId }) });
     const result = (await response.json().catch(() => ({}))) as { status?: number; msg?: string };
     if (response.ok && result.status === 1) return 'stopped';
-    if (response.ok && !(await this.activeSubscriptions()).has(gatewaySubscriptionId)) return 'stopped already';
-    throw new Error(`PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`);
+    const refused = `PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`.trim();
+    if (response.ok && FINISHED.has((await this.listedState(gatewaySubscriptionId, refused)) ?? '')) return 'stopped already';
+    throw new Error(refused);
   }
 
-  /** The ids of the merchant's subscriptions PayHere still charges (GET /subscription, status ACTIVE). */
-  private async activeSubscriptions(): Promise<Set<string>> {
+  /** A subscription's status in PayHere's list of them (GET /subscription), or null when the list does not show it. */
+  private async listedState(gatewaySubscriptionId: string, refused: string): Promise<string | null> {
     const response = await this.merchantApi('/subscription', { method: 'GET' });
-    if (!response.ok) throw new Error(`PayHere's subscription list answered ${response.status}`);
-    const result = (await response.json()) as { data?: { subscription_id?: number | string; status?: string }[] | null };
-    return new Set((Array.isArray(result.data) ? result.data : []).filter((s) => s.status === 'ACTIVE').map((s) => String(s.subscription_id)));
+    if (!response.ok) throw new Error(`${refused}; the list of subscriptions answered ${response.status}`);
+    const result = (await response.json()) as { status?: number; data?: { subscription_id?: number | string; status?: string }[] | null };
+    const listed = result.status === 1 && Array.isArray(result.data) ? result.data.find((s) => String(s.subscription_id) === gatewaySubscriptionId) : undefined;
+    return listed?.status?.toUpperCase() ?? null;
   }
 
   async confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null> {

@@ -367,6 +367,17 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
   });
 
+  test('a cancel PayHere refuses while its list of subscriptions cannot be read is tried again until the recurring payments stop', async () => {
+    const browser = await verifiedBrowser('refused-cancel');
+    await paidFor(browser, 'starter');
+    const gatewayId = (await gatewaySubscriptionOf(browser))!;
+    await sandboxCall('/sandbox/refuse-cancels', { count: 1 });
+    expect((await cancel(browser)).response.status).toBe(200);
+    expect(await until(() => gatewayState(gatewayId), (s) => s === 'cancelled')).toBe('cancelled');
+    expect(cancelOutcomes(gatewayId)).toEqual(['stopped']);
+    expect(server.logs.some((line) => line.includes('job failed') && line.includes(`PayHere did not cancel subscription ${gatewayId}`))).toBe(true);
+  });
+
   test('a renewal charged before the customer cancels or goes back to Free, noticed after, brings nothing back', async () => {
     for (const giveUp of [cancel, subscribeFree]) {
       const browser = await verifiedBrowser('late-renewal');
