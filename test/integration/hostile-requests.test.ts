@@ -19,8 +19,9 @@ beforeAll(async () => {
 });
 
 const MAX_ERROR_BODY = 64 * 1024;
-/** the longest pause inside a body, short here so that a stalled body is answered quickly */
-const BODY_IDLE_MS = 2_000;
+/** the longest pause inside a body: short, so that a stalled body is answered quickly, yet long
+ * enough that pieces sent every eighth of it still arrive in time on a busy machine */
+const BODY_IDLE_MS = 4_000;
 
 const postJson = (body: string | Uint8Array, contentType = 'application/json', apiKey = key) =>
   sendRaw(server.url, 'query', { key: apiKey, method: 'POST', headers: { 'Content-Type': contentType }, body });
@@ -267,17 +268,17 @@ describe('a body that stops arriving before its declared length', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(BODY_IDLE_MS - 100);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toMatch(/\r\nconnection: close\r\n/i);
-    expect(detailBody(answer)).toEqual({ detail: expect.stringContaining('The request body stopped arriving: no bytes came for 2 seconds.') });
+    expect(detailBody(answer)).toEqual({ detail: expect.stringContaining('The request body stopped arriving: no bytes came for 4 seconds.') });
     expect(await recordedStatus(keyId)).toBe(408);
   });
 
   test('bytes that keep coming, however slowly, are waited for', async () => {
     const body = JSON.stringify({ query: 'photosynthesis' });
-    // three pieces, each after a pause shorter than the limit but longer than it in all
-    const pieces = [body.slice(0, 10), body.slice(10, 20), body.slice(20)];
+    // ten pieces, each after a pause far shorter than the limit, longer than it in all
+    const pieces = Array.from({ length: 10 }, (_, i) => body.slice((i * body.length) / 10, ((i + 1) * body.length) / 10));
     const answer = await rawExchange(
       `POST /api/v1/dev/query HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
-      { end: false, more: (socket) => pieces.forEach((piece, i) => setTimeout(() => socket.write(piece), (i + 1) * (BODY_IDLE_MS / 2))) },
+      { end: false, more: (socket) => pieces.forEach((piece, i) => setTimeout(() => socket.write(piece), (i + 1) * (BODY_IDLE_MS / 8))) },
     );
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
   });
