@@ -1,4 +1,5 @@
-import { afterAll, jest } from '@jest/globals';
+import { afterAll, beforeAll, jest } from '@jest/globals';
+import pg from 'pg';
 import { stopAll } from './cleanup.js';
 import { STARTUP_DEADLINE_MS, STOP_GRACE_MS } from './processes.js';
 
@@ -7,5 +8,21 @@ import { STARTUP_DEADLINE_MS, STOP_GRACE_MS } from './processes.js';
 // startup (STARTUP_DEADLINE_MS) and then its own work, so a startup fails on its own deadline,
 // with its stderr, before jest's timeout cuts it off.
 jest.setTimeout(2 * STARTUP_DEADLINE_MS);
+
+// The test files share one database, so each starts with an empty job queue: a job another file
+// left waiting (a notice its PayHere sandbox never listed, say) belongs to servers and fakes that
+// are gone, and would otherwise run, fail and log in this file's server.
+beforeAll(async () => {
+  const url = process.env.DATABASE_URL;
+  if (!url) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ job: string | null }>("select to_regclass('pgboss.job')::text as job");
+    if (rows[0]?.job) await client.query("delete from pgboss.job where state in ('created', 'retry', 'active')");
+  } finally {
+    await client.end();
+  }
+});
 
 afterAll(stopAll, 6 * STOP_GRACE_MS);
