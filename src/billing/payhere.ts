@@ -36,6 +36,11 @@ interface ListedPayment {
   amount?: string | number;
 }
 
+interface ListedSubscription {
+  subscription_id?: number | string;
+  status?: string;
+}
+
 /** The states of a subscription PayHere charges no more; any other (active, or one whose failed payment may be retried) is still running. */
 const FINISHED = new Set(['CANCELLED', 'COMPLETED']);
 
@@ -91,10 +96,7 @@ export class PayHereGateway implements PaymentGateway {
 
   /** A subscription's status in PayHere's list of them (GET /subscription), or null when the list does not show it. */
   private async listedState(gatewaySubscriptionId: string, refused: string): Promise<string | null> {
-    const response = await this.merchantApi('/subscription', { method: 'GET' });
-    if (!response.ok) throw new Error(`${refused}; the list of subscriptions answered ${response.status}`);
-    const result = (await response.json()) as { status?: number; data?: { subscription_id?: number | string; status?: string }[] | null };
-    const listed = result.status === 1 && Array.isArray(result.data) ? result.data.find((s) => String(s.subscription_id) === gatewaySubscriptionId) : undefined;
+    const listed = (await this.merchantList<ListedSubscription>('/subscription', `${refused}; the list of subscriptions`)).find((s) => String(s.subscription_id) === gatewaySubscriptionId);
     return listed?.status?.toUpperCase() ?? null;
   }
 
@@ -109,18 +111,22 @@ export class PayHereGateway implements PaymentGateway {
     ];
     for (const [path, gatewaySubscriptionId] of lookups) {
       // listed for this order (the signed part of the notice) and received, not refunded or charged back
-      const found = (await this.listedPayments(path)).find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
+      const found = (await this.merchantList<ListedPayment>(path, "PayHere's payment lookup", true)).find((p) => String(p.payment_id) === event.paymentId && p.order_id === event.orderId && p.status === 'RECEIVED');
       if (found && found.amount !== undefined && found.currency) return { amount: String(found.amount), currency: found.currency, paidAt: sriLankaTime(found.date), gatewaySubscriptionId };
     }
     return null;
   }
 
-  /** A list of payments: none for an id PayHere does not know (404); any other refusal (a missing permission, say) is an outage, retried. */
-  private async listedPayments(path: string): Promise<ListedPayment[]> {
+  /**
+   * The `data` of a merchant API list ({status: 1, data: [...]}). `missingIsEmpty`: an id PayHere
+   * does not know (404) lists nothing; any other refusal (a missing permission, say) is an outage,
+   * retried, and named by `what`.
+   */
+  private async merchantList<T>(path: string, what: string, missingIsEmpty = false): Promise<T[]> {
     const response = await this.merchantApi(path, { method: 'GET' });
-    if (response.status === 404) return [];
-    if (!response.ok) throw new Error(`PayHere's payment lookup answered ${response.status}`);
-    const result = (await response.json()) as { status?: number; data?: ListedPayment[] | null };
+    if (response.status === 404 && missingIsEmpty) return [];
+    if (!response.ok) throw new Error(`${what} answered ${response.status}`);
+    const result = (await response.json()) as { status?: number; data?: T[] | null };
     return result.status === 1 && Array.isArray(result.data) ? result.data : [];
   }
 
