@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UnreadableDocumentError } from '../documents/extract.js';
 import { checkMetadata, indexDocumentRun } from '../ingestion/ingest.js';
@@ -6,6 +5,7 @@ import type { Embedder } from '../ports/embedder.js';
 import type { HeavyWork } from '../ports/heavy-work.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { SearchIndex } from '../ports/search-index.js';
+import { uuidOfName } from '../uuid.js';
 import { markDocumentFailed, markDocumentReady, markProcessingStarted } from './document-states.js';
 import { maxPagesOf, type IngestionJob } from './documents.js';
 
@@ -17,9 +17,7 @@ export const INGESTION_QUEUE = 'document-ingestion';
  * after a restart) adds nothing while it waits or runs.
  */
 export function ingestionJobId(documentId: string, revision: number): string {
-  const hex = createHash('sha256').update(`${INGESTION_QUEUE}:${documentId}:${revision}`).digest('hex');
-  // shaped as a version 4 UUID, as pg-boss's id column wants one
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidOfName(`${INGESTION_QUEUE}:${documentId}:${revision}`);
 }
 
 /** Queues the job of an upload, in its account's group (whose jobs run a few at a time). */
