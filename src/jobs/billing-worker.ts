@@ -2,7 +2,7 @@ import type { Orm } from '../db/orm.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from 'pino';
 import { applyNotification } from '../domain/billing/apply-notification.js';
-import { NOTIFICATION_QUEUE, unprocessedNotifications } from '../domain/billing/notifications.js';
+import { NOTIFICATION_QUEUE, queueUnprocessedNotifications } from '../domain/billing/notifications.js';
 import { CANCEL_RECURRING_QUEUE } from '../domain/billing/subscriptions.js';
 import type { PaymentGateway } from '../domain/ports/payment-gateway.js';
 import type { PgBossQueue, QueuePolicy } from './pg-boss-queue.js';
@@ -15,10 +15,10 @@ export const GATEWAY_POLICY: Partial<QueuePolicy> = { retryLimit: 60, retryDelay
 
 /**
  * Processes payment notifications, and stops recurring payments at the gateway, from the queue in this process. At start, verified
- * notifications that were stored but never queued (a stop between the two) are queued again.
+ * notifications not processed yet are queued again: those stored but never queued (a stop between the two), and those whose retries were spent.
  */
 export async function startBillingWorker(queue: PgBossQueue, orm: Orm, gateway: PaymentGateway, unlistedRetries: number, clock: Clock, log: Logger): Promise<void> {
-  for (const id of await unprocessedNotifications(orm.em.fork())) await queue.send(NOTIFICATION_QUEUE, { notificationId: id });
+  await queueUnprocessedNotifications(orm.em.fork(), queue);
   await queue.work(NOTIFICATION_QUEUE, async (data, attempt) => {
     const outcome = await applyNotification(orm.em.fork(), gateway, queue, String(data.notificationId), clock.now(), attempt.retryCount < unlistedRetries);
     log.info({ notification: data.notificationId, outcome }, 'payment notification processed');

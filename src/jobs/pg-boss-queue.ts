@@ -68,7 +68,13 @@ export class PgBossQueue implements JobQueue {
 
   async send(queue: string, data: Record<string, unknown>, options: JobOptions = {}): Promise<void> {
     await this.ready(queue);
-    await this.boss.send(queue, data, { id: options.id, group: options.group ? { id: options.group } : undefined });
+    const send = () => this.boss.send(queue, data, { id: options.id, group: options.group ? { id: options.group } : undefined });
+    // pg-boss adds nothing (null) for an id it has in any state
+    if ((await send()) !== null || !options.id || !options.replaceFailed) return;
+    if ((await this.boss.getJobById(queue, options.id))?.state !== 'failed') return;
+    // two processes replacing it at once may run it twice: a job is done at least once anyway
+    await this.boss.deleteJob(queue, options.id);
+    await send();
   }
 
   /** Runs `handler` for each job of `queue` in this process (one at a time unless `options` say more); errors go to `log`. */

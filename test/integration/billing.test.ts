@@ -5,6 +5,7 @@ import { apiClient, sendRaw, type Schemas } from './support/contract.js';
 import { DashboardBrowser, linkToken, uniqueEmail } from './support/dashboard.js';
 import { ManualClock } from './support/clock.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
+import { until } from './support/until.js';
 
 // Paid plans through the local PayHere sandbox (scripts/payhere-sandbox.ts, started with the test
 // services), which speaks PayHere's protocol: the checkout form, then signed notifications to the
@@ -53,13 +54,8 @@ async function payOnGateway(order: Schemas['Checkout'], outcome: 'paid' | 'decli
   return done.headers.get('location')!;
 }
 
-async function orderState(browser: DashboardBrowser, orderId: string, until: (state: string) => boolean): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { data } = await browser.client.GET('/dashboard/api/checkout/{order_id}', { params: { path: { order_id: orderId } } });
-    if (until(data!.state) || Date.now() > deadline) return data!.state;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+async function orderState(browser: DashboardBrowser, orderId: string, done: (state: string) => boolean): Promise<string> {
+  return until(async () => (await browser.client.GET('/dashboard/api/checkout/{order_id}', { params: { path: { order_id: orderId } } })).data!.state, done);
 }
 
 async function createKey(browser: DashboardBrowser) {
@@ -128,13 +124,16 @@ async function recurringOfOrder(orderId: string): Promise<string[]> {
  * A notification for the order signed as PayHere signs it, with fields of its own: md5sig covers
  * the merchant, order, amount, currency and status only, so this is what a copy of a real one can be.
  */
-async function sendSigned(order: Schemas['Checkout'], fields: Record<string, string>, amount = order.fields.amount!): Promise<void> {
+function signedNotice(order: Schemas['Checkout'], fields: Record<string, string>, amount = order.fields.amount!): string {
   const secret = process.env.PAYHERE_MERCHANT_SECRET!;
   const signed = { merchant_id: order.fields.merchant_id!, order_id: order.order_id, payhere_amount: amount, payhere_currency: 'LKR', status_code: '2' };
   const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
   const md5sig = md5(`${signed.merchant_id}${signed.order_id}${signed.payhere_amount}${signed.payhere_currency}${signed.status_code}${md5(secret)}`);
-  const body = new URLSearchParams({ ...signed, md5sig, ...fields });
-  expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() })).status).toBe(200);
+  return new URLSearchParams({ ...signed, md5sig, ...fields }).toString();
+}
+
+async function sendSigned(order: Schemas['Checkout'], fields: Record<string, string>, amount?: string): Promise<void> {
+  expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: signedNotice(order, fields, amount) })).status).toBe(200);
 }
 
 /** The notices the sandbox has sent, each with its fields as signed and sent. */
@@ -159,15 +158,6 @@ function cancel(browser: DashboardBrowser) {
 
 function subscribeFree(browser: DashboardBrowser) {
   return browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { plan: 'free' } });
-}
-
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('paid plans through the PayHere sandbox', () => {
@@ -321,6 +311,28 @@ describe('paid plans through the PayHere sandbox', () => {
     // the first attempt settled them: none failed for want of PayHere's listing
     expect(server.logs.filter((line) => line.includes('job failed') && (line.includes(stranger.order_id) || line.includes(order.order_id)))).toEqual([]);
     expect(await orderState(browser, order.order_id, () => true)).toBe('pending');
+  });
+
+  test('a notice stored but never queued (the process stopped between the two) is queued at start, once however many processes start', async () => {
+    const browser = await verifiedBrowser('restart-sweep');
+    const order = await checkout(browser, 'starter');
+    // stored as receiving it stores one; a payment PayHere does not list keeps its job retrying a while
+    const em = server.orm.em.fork();
+    const [row] = await em.execute<{ id: string }[]>(
+      "insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values (now(), ?, true, ?, ?) returning id::text as id",
+      [signedNotice(order, { payment_id: '320000201' }), `payhere:320000201:2:${order.order_id}`, order.order_id],
+    );
+    // two processes start at once, each queueing the notices not processed yet
+    const env = { PAYHERE_UNLISTED_RETRIES: '1' };
+    const started = await Promise.all([startServer({ services: testServices({}, env) }), startServer({ services: testServices({}, env) })]);
+    try {
+      expect(await until(() => outcomes(order.order_id), (o) => o.length === 1)).toEqual(['ignored: the gateway lists no payment 320000201 received for the order']);
+      const jobs = await em.execute<{ n: number }[]>("select count(*)::int as n from pgboss.job where name = 'billing-notification' and data->>'notificationId' = ?", [row!.id]);
+      expect(jobs[0]!.n).toBe(1);
+    } finally {
+      // the later tests read the jobs' outcomes in the first server's log
+      await Promise.all(started.map((s) => s.close()));
+    }
   });
 
   test('checkout needs a confirmed email address, and one account never sees another\'s orders or invoices', async () => {

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { PaymentNotification } from '../../db/entities.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { PaymentGateway } from '../ports/payment-gateway.js';
+import { uuidOfName } from '../uuid.js';
 
 export const NOTIFICATION_QUEUE = 'billing-notification';
 
@@ -31,12 +32,24 @@ export async function receiveNotification(em: EntityManager, gateway: PaymentGat
     await em.flush();
     return { outcome: 'duplicate' };
   }
-  await queue.send(NOTIFICATION_QUEUE, { notificationId: String(row.id) });
+  await queueNotification(queue, String(row.id));
   return { outcome: 'queued' };
 }
 
-/** Verified notifications never processed (the process stopped between storing and queueing one): queued again at start. */
-export async function unprocessedNotifications(em: EntityManager): Promise<string[]> {
+/**
+ * Queues the processing of a stored notification under one job id of its own, so that queueing it
+ * again adds nothing while its job waits, runs or waits for a retry. A job whose retries are spent
+ * (PayHere out of reach for hours) is replaced: a restart tries such a notice again.
+ */
+function queueNotification(queue: JobQueue, notificationId: string): Promise<void> {
+  return queue.send(NOTIFICATION_QUEUE, { notificationId }, { id: uuidOfName(`${NOTIFICATION_QUEUE}:${notificationId}`), replaceFailed: true });
+}
+
+/**
+ * At start: verified notifications not processed yet are queued again, those the process stopped
+ * between storing and queueing among them.
+ */
+export async function queueUnprocessedNotifications(em: EntityManager, queue: JobQueue): Promise<void> {
   const rows = await em.find(PaymentNotification, { verified: true, processedAt: null, dedupeKey: { $ne: null } }, { fields: ['id'] });
-  return rows.map((r) => r.id);
+  for (const { id } of rows) await queueNotification(queue, id);
 }

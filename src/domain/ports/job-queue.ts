@@ -1,6 +1,8 @@
 export interface JobOptions {
   /** a job's own id (a UUID): sending one that exists already adds nothing */
   id?: string;
+  /** with `id`: a job of that id that failed (its retries spent) is replaced by a new one, with retries of its own */
+  replaceFailed?: boolean;
   /** the group the job belongs to (an account), whose jobs run only a few at a time */
   group?: string;
 }
