@@ -17,6 +17,8 @@ export type JobHandler = (data: Record<string, unknown>, attempt: Attempt) => Pr
 /** How a queue's jobs are retried and how long one may run (pg-boss's queue options). */
 export type QueuePolicy = Pick<Queue, 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'retryDelayMax' | 'expireInSeconds' | 'heartbeatSeconds'>;
 
+const SCHEMA = 'pgboss';
+
 // a job whose process died is taken up again once its heartbeats stop, not after pg-boss's 15 minutes
 const DEFAULT_POLICY: QueuePolicy = { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 120, heartbeatSeconds: 10 };
 
@@ -34,7 +36,7 @@ export class PgBossQueue implements JobQueue {
   private readonly policies = new Map<string, QueuePolicy>();
 
   constructor(databaseUrl: string) {
-    this.boss = new PgBoss({ connectionString: databaseUrl, max: 4, useListenNotify: true });
+    this.boss = new PgBoss({ connectionString: databaseUrl, schema: SCHEMA, max: 4, useListenNotify: true });
   }
 
   /** Gives a queue other retries or run time than the default, before its first use in this process. */
@@ -71,9 +73,9 @@ export class PgBossQueue implements JobQueue {
     const send = () => this.boss.send(queue, data, { id: options.id, group: options.group ? { id: options.group } : undefined });
     // pg-boss adds nothing (null) for an id it has in any state
     if ((await send()) !== null || !options.id || !options.replaceFailed) return;
-    if ((await this.boss.getJobById(queue, options.id))?.state !== 'failed') return;
-    // two processes replacing it at once may run it twice: a job is done at least once anyway
-    await this.boss.deleteJob(queue, options.id);
+    // only a failed job is taken away (never the new one of a process replacing it at the same
+    // moment); one that is gone meanwhile (pg-boss deletes old failed jobs) is simply sent
+    await this.boss.getDb().executeSql(`delete from ${SCHEMA}.job where name = $1 and id = $2 and state = 'failed'`, [queue, options.id]);
     await send();
   }
 

@@ -136,6 +136,18 @@ async function sendSigned(order: Schemas['Checkout'], fields: Record<string, str
   expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: signedNotice(order, fields, amount) })).status).toBe(200);
 }
 
+/**
+ * A notice of the order's payment `paymentId` stored as receiving one stores it, but never queued.
+ * PayHere does not list the payment, so its job, once queued, retries a while before ignoring it.
+ */
+async function storedNotQueued(order: Schemas['Checkout'], paymentId: string): Promise<{ id: string }> {
+  const [row] = await server.orm.em.fork().execute<{ id: string }[]>(
+    'insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values (now(), ?, true, ?, ?) returning id::text as id',
+    [signedNotice(order, { payment_id: paymentId }), `payhere:${paymentId}:2:`, order.order_id],
+  );
+  return row!;
+}
+
 /** The notices the sandbox has sent, each with its fields as signed and sent. */
 async function sentNotices(): Promise<Record<string, string>[]> {
   const res = await fetch(`${sandbox}/sandbox/notifications`);
@@ -316,23 +328,27 @@ describe('paid plans through the PayHere sandbox', () => {
   test('a notice stored but never queued (the process stopped between the two) is queued at start, once however many processes start', async () => {
     const browser = await verifiedBrowser('restart-sweep');
     const order = await checkout(browser, 'starter');
-    // stored as receiving it stores one; a payment PayHere does not list keeps its job retrying a while
     const em = server.orm.em.fork();
-    const [row] = await em.execute<{ id: string }[]>(
-      "insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values (now(), ?, true, ?, ?) returning id::text as id",
-      [signedNotice(order, { payment_id: '320000201' }), `payhere:320000201:2:${order.order_id}`, order.order_id],
-    );
+    const row = await storedNotQueued(order, '320000201');
     // two processes start at once, each queueing the notices not processed yet
     const env = { PAYHERE_UNLISTED_RETRIES: '1' };
     const started = await Promise.all([startServer({ services: testServices({}, env) }), startServer({ services: testServices({}, env) })]);
     try {
       expect(await until(() => outcomes(order.order_id), (o) => o.length === 1)).toEqual(['ignored: the gateway lists no payment 320000201 received for the order']);
-      const jobs = await em.execute<{ n: number }[]>("select count(*)::int as n from pgboss.job where name = 'billing-notification' and data->>'notificationId' = ?", [row!.id]);
+      const jobs = await em.execute<{ n: number }[]>("select count(*)::int as n from pgboss.job where name = 'billing-notification' and data->>'notificationId' = ?", [row.id]);
       expect(jobs[0]!.n).toBe(1);
     } finally {
       // the later tests read the jobs' outcomes in the first server's log
       await Promise.all(started.map((s) => s.close()));
     }
+  });
+
+  test('a notice stored but never queued (queueing it failed) is queued when PayHere sends it again', async () => {
+    const browser = await verifiedBrowser('repeat-queues');
+    const order = await checkout(browser, 'starter');
+    await storedNotQueued(order, '320000202');
+    await sendSigned(order, { payment_id: '320000202' });
+    expect(await until(() => outcomes(order.order_id), (o) => o.length === 2)).toEqual(['ignored: the gateway lists no payment 320000202 received for the order', 'duplicate']);
   });
 
   test('checkout needs a confirmed email address, and one account never sees another\'s orders or invoices', async () => {

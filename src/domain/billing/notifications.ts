@@ -30,6 +30,10 @@ export async function receiveNotification(em: EntityManager, gateway: PaymentGat
   if (!row) {
     em.create(PaymentNotification, { receivedAt: now, body, verified: true, orderId, outcome: 'duplicate', processedAt: now });
     await em.flush();
+    // the first may be stored but not queued (its queueing failed): PayHere's repeat queues it,
+    // which adds nothing while its job exists
+    const [first] = await em.execute<{ id: string }[]>('select id::text as id from payment_notification where dedupe_key = ? and processed_at is null', [read.dedupeKey]);
+    if (first) await queueNotification(queue, first.id);
     return { outcome: 'duplicate' };
   }
   await queueNotification(queue, String(row.id));

@@ -9,17 +9,21 @@ import { STARTUP_DEADLINE_MS, STOP_GRACE_MS } from './processes.js';
 // with its stderr, before jest's timeout cuts it off.
 jest.setTimeout(2 * STARTUP_DEADLINE_MS);
 
-// The test files share one database, so each starts with an empty job queue: a job another file
-// left waiting (a notice its PayHere sandbox never listed, say) belongs to servers and fakes that
-// are gone, and would otherwise run, fail and log in this file's server.
+// The test files share one database, so each starts with an empty job queue and no payment notice
+// left to process: a job another file left waiting (a notice its PayHere sandbox never listed,
+// say) belongs to servers and fakes that are gone, and would otherwise run, fail and log in this
+// file's server, whose start queues every notice not processed yet.
 beforeAll(async () => {
   const url = process.env.DATABASE_URL;
   if (!url) return;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ job: string | null }>("select to_regclass('pgboss.job')::text as job");
+    const { rows } = await client.query<{ job: string | null; notice: string | null }>(
+      "select to_regclass('pgboss.job')::text as job, to_regclass('payment_notification')::text as notice",
+    );
     if (rows[0]?.job) await client.query("delete from pgboss.job where state in ('created', 'retry', 'active')");
+    if (rows[0]?.notice) await client.query("update payment_notification set processed_at = now(), outcome = 'left by an earlier test file' where processed_at is null");
   } finally {
     await client.end();
   }
