@@ -85,7 +85,7 @@ describe('usage analytics by plan', () => {
     expect(lines.slice(1).reduce((sum, line) => sum + Number(line.split(',')[5]), 0)).toBe(data!.totals.requests);
   });
 
-  test('custom (Enterprise): any date range, per store; a malformed date is a 400 naming the parameter', async () => {
+  test('custom (Enterprise): any date range, per store, each active key\'s quota of this period whatever the range; a malformed date is a 400 naming the parameter', async () => {
     const { browser, keys, accountId } = await accountWithTraffic('custom', 'enterprise');
     const asked = await apiClient(server.url, keys[0]).POST('/api/v1/dev/query', { body: { query: 'What is photosynthesis?' } });
     expect(asked.response.status).toBe(200);
@@ -95,6 +95,14 @@ describe('usage analytics by plan', () => {
     const year = await browser.client.GET('/dashboard/api/analytics', { params: { query: { from: day(-365), to: day(0) } } });
     expect(year.response.status).toBe(200);
     expect(year.data!.level).toBe('custom');
+    // each key's quota counts this billing period whatever range is asked for
+    expect(stores.data!.quota.map((q) => q.used > 0)).toEqual([true, true]);
+    const past = await browser.client.GET('/dashboard/api/analytics', { params: { query: { from: day(-365), to: day(-35) } } });
+    expect(past.data!.totals.requests).toBe(0);
+    expect(past.data!.quota).toEqual(stores.data!.quota);
+    // and lists active keys only: not one past its expiry
+    await server.orm.em.fork().execute("update api_key set expires_at = now() - interval '1 second' where account_id = ? and name = 'second'", [accountId]);
+    expect((await browser.client.GET('/dashboard/api/analytics')).data!.quota.map((q) => q.name)).toEqual(['first']);
     const bad = await fetch(`${server.url}/dashboard/api/analytics?from=2026-02-30`, { headers: { Cookie: `svc_session=${browser.cookie}` } });
     expect(bad.status).toBe(400);
     // errors[].path is a JSON Pointer to the parameter

@@ -5,6 +5,7 @@ import type { Analytics } from '../../generated/contract-values.js';
 import { currentSubscription } from '../accounts/subscriptions.js';
 import { roundedUsd } from '../answering/cost.js';
 import { ForbiddenError, InvalidRequestError } from '../errors.js';
+import { keyRecord } from '../keys/key-record.js';
 import { startOfNextUtcDay, startOfUtcDay, startOfUtcMonth, utcDate } from '../limits/periods.js';
 import { quotaPercentage } from './usage.js';
 
@@ -67,8 +68,12 @@ export async function accountAnalytics(em: EntityManager, accountId: string, ran
   }
   const end = startOfNextUtcDay(last);
   const rows = await accountUsage(em, accountId, from, end);
+  // each key's quota is counted over this billing period, whatever range was asked for
+  const month = startOfUtcMonth(now);
+  const periodEnd = startOfNextUtcDay(now);
+  const monthRows = from <= month && end >= periodEnd ? rows.filter((r) => r.day >= utcDate(month)) : await accountUsage(em, accountId, month, periodEnd);
   const keys = await em.find(ApiKey, { account: accountId }, { orderBy: { createdAt: 'asc' } });
-  const report = shape(level, subscription?.plan.name ?? null, subscription?.plan.monthlyQuota ?? 0, utcDate(from), utcDate(last), rows, keys, now);
+  const report = shape(level, subscription?.plan.name ?? null, subscription?.plan.monthlyQuota ?? 0, utcDate(from), utcDate(last), rows, monthRows, keys, now);
   if (atLeast(level, 'advanced')) {
     const latency = await accountLatency(em, accountId, from, end);
     report.latencyMs = { p50: latency.p50 === null ? null : Math.round(latency.p50 * 10) / 10, p95: latency.p95 === null ? null : Math.round(latency.p95 * 10) / 10 };
@@ -85,13 +90,11 @@ function add(t: Totals, r: AccountUsageRow): void {
 const zero = (): Totals => ({ requests: 0, tokens: 0, costUsd: 0 });
 const rounded = <T extends Totals>(t: T): T => ({ ...t, costUsd: roundedUsd(t.costUsd) });
 
-function shape(level: Analytics, plan: string | null, monthlyQuota: number, from: string, to: string, rows: AccountUsageRow[], keys: ApiKey[], now: Date): AnalyticsReport {
+function shape(level: Analytics, plan: string | null, monthlyQuota: number, from: string, to: string, rows: AccountUsageRow[], monthRows: AccountUsageRow[], keys: ApiKey[], now: Date): AnalyticsReport {
   const totals = zero();
   for (const r of rows) add(totals, r);
-  // each key's quota is counted over this billing period, as the limiter counts it
-  const month = utcDate(startOfUtcMonth(now));
   const thisMonth = new Map<string, number>();
-  for (const r of rows) if (r.day >= month) thisMonth.set(r.keyId, (thisMonth.get(r.keyId) ?? 0) + r.requests);
+  for (const r of monthRows) thisMonth.set(r.keyId, (thisMonth.get(r.keyId) ?? 0) + r.requests);
   const report: AnalyticsReport = {
     level,
     plan,
@@ -99,7 +102,7 @@ function shape(level: Analytics, plan: string | null, monthlyQuota: number, from
     to,
     totals: rounded(totals),
     quota: keys
-      .filter((k) => k.status === 'active')
+      .filter((k) => keyRecord(k, now).state === 'active')
       .map((k) => ({ keyId: k.id, name: k.name, displayPrefix: k.displayPrefix, used: thisMonth.get(k.id) ?? 0, limit: monthlyQuota, percentage: quotaPercentage(thisMonth.get(k.id) ?? 0, monthlyQuota) })),
   };
   if (!atLeast(level, 'standard')) return report;
