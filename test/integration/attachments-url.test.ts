@@ -37,6 +37,7 @@ beforeAll(async () => {
   files.route('/page.png', file(await readFile('test/fixtures/small.png'), 'image/png'));
   files.route('/fake.png', file(new TextEncoder().encode('%PDF-1.4 not an image'), 'image/png'));
   files.route('/archive.zip', file(Buffer.from('UEsDBBQAAAAIAAAAIQAAAAAAAAAAAAAAAAAAAAAACAAAAGEudHh0', 'base64'), 'application/zip'));
+  files.route('/lessons/osmosis', file(new TextEncoder().encode('<!doctype html><title>Osmosis</title><p>Water moves through a membrane.</p>'), 'text/html; charset=utf-8'));
   files.route('/huge.txt', stream(11_000_000));
   files.route('/slow.pdf', stall());
   files.route('/to-internal', redirect(`https://127.0.0.1:${files.port}/notes/osmosis.txt`));
@@ -102,6 +103,10 @@ describe('URL attachments on POST /api/v1/dev/query', () => {
     const spoofed = await ask([{ url: files.url('/fake.png', 'files.test') }]);
     expect(spoofed.response.status).toBe(400);
     expect(detailOf(spoofed.error)).toBe("Attachment 'fake.png' is declared as image/png, but its content is application/pdf.");
+    // a web page is refused as what its server says it is, not read as text
+    const page = await ask([{ url: files.url('/lessons/osmosis', 'files.test') }]);
+    expect(page.response.status).toBe(400);
+    expect(detailOf(page.error)).toContain("Unsupported media type 'text/html'");
   });
 
   test('a download that does not finish in time is 400', async () => {

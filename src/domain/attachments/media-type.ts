@@ -19,7 +19,7 @@ const BY_EXTENSION: Record<string, SupportedType> = {
 
 // spellings of the same types, and labels that say nothing about the content
 const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'image/heif': 'image/heic', 'text/markdown': 'text/plain' };
-const UNINFORMATIVE = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown', '']);
+const UNINFORMATIVE = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown', 'application/binary', 'application/x-download', 'application/force-download', 'application/download', '']);
 
 export class UnsupportedMediaTypeError extends InvalidAttachmentError {
   constructor(name: string, mediaType: string) {
@@ -56,9 +56,10 @@ function normalise(type: string | null | undefined): string {
 /**
  * The type named by the hints: the extension, then the Content-Type, each when it names a
  * supported type (servers often send generic or wrong ones), then media_type, which the client
- * gives for exactly that case; null when none says anything. A name whose extension is another
- * type's (a.svg, a.html) keeps its Content-Type when no label names a supported one, so the file
- * is refused as that type rather than read as whatever its content looks like.
+ * gives for exactly that case; null when none says anything. A Content-Type that names another
+ * type (a.svg as image/svg+xml, a web page as text/html) is kept when no label names a supported
+ * one, so the file is refused as that type rather than read as whatever its content looks like
+ * (markup as plain text); generic download labels say nothing.
  */
 export function declaredType(hints: TypeHints): string | null {
   const extension = extname(hints.name).toLowerCase();
@@ -68,7 +69,7 @@ export function declaredType(hints: TypeHints): string | null {
   if ((SUPPORTED_TYPES as readonly string[]).includes(contentType)) return contentType;
   const mediaType = normalise(hints.mediaType);
   if (!UNINFORMATIVE.has(mediaType)) return mediaType;
-  return extension !== '' && !UNINFORMATIVE.has(contentType) ? contentType : null;
+  return UNINFORMATIVE.has(contentType) ? null : contentType;
 }
 
 /** What the bytes are, by their magic numbers; plain text has none, so it is valid UTF-8 without NULs. */
