@@ -11,11 +11,37 @@ import { checkUrl, ipLiteralOf, isPublicAddress, shownUrl, UnsafeUrlError } from
 // was checked, so neither a redirect nor a DNS answer that changes between lookups (rebinding)
 // can lead the service into its own network. Bodies are never written to disk or logged.
 
-/** Every address of a host name, IPv4 and IPv6. */
-export type Resolver = (hostname: string) => Promise<string[]>;
+/** Every address of a host name, IPv4 and IPv6; `signal` ends the lookup early. */
+export type Resolver = (hostname: string, signal?: AbortSignal) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
-  (await dns.lookup(hostname, { all: true, order: 'verbatim' })).map((entry) => entry.address);
+// c-ares (dns.Resolver) rather than getaddrinfo (dns.lookup): a name server that never answers
+// would hold one of libuv's four threads, which password hashing and every other lookup share,
+// for as long as the system resolver waits, and such a lookup cannot be cancelled
+const LOOKUP_TIMEOUT_MS = 2_500;
+const LOOKUP_TRIES = 2;
+// answers that say the name may resolve later; any other failure says it does not resolve
+const TEMPORARY = new Set(['ETIMEOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED', 'EOF']);
+
+/** A resolver asking `servers` (`host:port`), or the system's name servers (resolv.conf). */
+export const dnsResolver = (servers?: string[]): Resolver => async (hostname, signal) => {
+  const resolver = new dns.Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: LOOKUP_TRIES });
+  if (servers) resolver.setServers(servers);
+  const cancel = () => resolver.cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    const answers = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    signal?.throwIfAborted();
+    const addresses = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+    if (addresses.length > 0) return addresses;
+    const codes = answers.map((a) => (a.status === 'rejected' ? String((a.reason as { code?: unknown }).code) : ''));
+    // the codes dns.lookup gives, which callers read
+    throw Object.assign(new Error(`${hostname} could not be resolved (${codes.join(', ')})`), { code: codes.some((c) => TEMPORARY.has(c)) ? 'EAI_AGAIN' : 'ENOTFOUND' });
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+  }
+};
+
+export const systemResolver = dnsResolver();
 
 export interface FetchOptions {
   /** Test code only: answers for test host names. */
@@ -73,9 +99,9 @@ type AddressCheck = (ip: string, hostname: string) => boolean;
  * The address to connect to for `url`: its IP literal, or the first address of its host once
  * every address the resolver gave passed `isAllowed`. Throws UnsafeUrlError otherwise.
  */
-export async function resolveAndCheck(url: URL, resolver: Resolver, isAllowed: AddressCheck): Promise<string> {
+export async function resolveAndCheck(url: URL, resolver: Resolver, isAllowed: AddressCheck, signal?: AbortSignal): Promise<string> {
   const literal = ipLiteralOf(url);
-  const addresses = literal === null ? await resolver(url.hostname) : [literal];
+  const addresses = literal === null ? await resolver(url.hostname, signal) : [literal];
   const [first] = addresses;
   // A host with any non-public answer points into a private network: refuse it rather than pick.
   // Non-literals are refused too, since connecting to one would need a second lookup.
@@ -119,8 +145,8 @@ async function download(rawUrl: string, options: FetchOptions, signal: AbortSign
   const maxRedirects = options.maxRedirects ?? MAX_REDIRECTS;
   let url = checkUrl(rawUrl);
   for (let redirects = 0; ; redirects += 1) {
-    const address = await resolveAndCheck(url, resolver, isAllowed);
-    // The resolver cannot be cancelled; do not connect once the deadline has passed.
+    const address = await resolveAndCheck(url, resolver, isAllowed, signal);
+    // a resolver given by a test may not heed the signal: do not connect once it has fired
     signal.throwIfAborted();
     const response = await pinnedRequest(url, address, { method: 'GET', headers: { accept: '*/*', 'user-agent': USER_AGENT }, ca: options.ca, signal });
     try {
