@@ -104,6 +104,29 @@ describe('GET /api/v1/dev/usage', () => {
     });
   });
 
+  test('a request stamped before the key\'s last one is logged at that one\'s time, and counted in its day and month, with its tokens', async () => {
+    clock.set('2026-09-30T23:00:00.000Z');
+    const { key, keyId } = await newKey(server.orm, { plan: 'starter', now: clock.now() });
+    const client = apiClient(server.url, key);
+    // two processes' requests around midnight at the end of September: the one stamped later takes the key's lock first
+    clock.set('2026-10-01T00:00:00.500Z');
+    expect((await client.GET('/api/v1/dev/plans')).response.status).toBe(200);
+    clock.set('2026-09-30T23:59:59.500Z');
+    expect((await client.GET('/api/v1/dev/plans')).response.status).toBe(200);
+    const em = server.orm.em.fork();
+    const counters = await em.execute<{ period: string; start: string; count: number }[]>(
+      "select period::text, to_char(period_start, 'YYYY-MM-DD') as start, count from usage_counter where api_key_id = ? order by period, period_start",
+      [keyId],
+    );
+    expect(counters).toEqual([
+      { period: 'day', start: '2026-10-01', count: 2 },
+      { period: 'month', start: '2026-10-01', count: 2 },
+    ]);
+    clock.set('2026-10-01T00:01:00.000Z');
+    const { data } = await client.GET('/api/v1/dev/usage');
+    expect(data).toMatchObject({ total_requests: 3, by_endpoint: { '/api/v1/dev/plans': 2, '/api/v1/dev/usage': 1 }, period_start: '2026-10-01' });
+  });
+
   test('the admission reads the month in the same call, its own request counted; refused, it reads nothing; the function of the code before still admits', async () => {
     clock.set('2026-08-03T10:00:00.000Z');
     const plan = await newPlan(server.orm, { perMinute: 2, perDay: 100, perMonth: 100 });

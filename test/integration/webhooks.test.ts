@@ -487,14 +487,21 @@ describe('events', () => {
   });
 
   test('usage thresholds send one event each at 50, 80 and 100% of the quota, and a refusal one usage.rate_limited an hour', async () => {
-    const plan = await newPlan(server.orm, { perMinute: 100, perDay: 100, perMonth: 10, webhooks: true });
+    // the quota and the minute's limit run out with the same request: the refusals are for the month
+    const plan = await newPlan(server.orm, { perMinute: 10, perDay: 100, perMonth: 10, webhooks: true });
     const manager = await newKey(server.orm, { plan });
     const path = receiverPath();
     const { secret } = await createEndpoint(manager.key, path, ['usage.threshold_reached', 'usage.rate_limited']);
     const user = await newKey(server.orm, { plan, accountId: manager.accountId });
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await sendRaw(server.url, 'getUsage', { key: user.key })).status);
+    const codes: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await sendRaw(server.url, 'getUsage', { key: user.key });
+      statuses.push(res.status);
+      if (res.status === 429) codes.push((res.body as { error: { code: string } }).error.code);
+    }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429, 429]);
+    expect(codes).toEqual(['quota_exceeded', 'quota_exceeded']);
     const events = (await receiver.waitFor(path, 4)).map((r) => verified(r, secret));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received.filter((r) => r.path === path)).toHaveLength(4);

@@ -5,10 +5,9 @@ import { Migration } from '@mikro-orm/migrations';
 // the window holds the requests numbered from its oldest one to the newest. A busy key's
 // admission cost was proportional to its requests in the last minute (up to the plan's limit).
 // Also: the quota thresholds of a plan with a quota above 21 million no longer overflow integers.
-export class Migration20261125000000_window_sequence extends Migration {
-  override up(): void {
-    this.addSql('alter table request_log add column key_seq bigint;');
-    this.addSql(`create or replace function authenticate_and_admit(
+
+/** The admission function this migration makes (Migration20261128000000 derives its successor from it). */
+export const ADMIT_WITH_SEQUENCE = `create or replace function authenticate_and_admit(
       p_key_hash varchar, p_write boolean, p_client_ip inet, p_request_id varchar, p_method varchar, p_endpoint varchar,
       p_now timestamptz, p_window_start timestamptz, p_day date, p_month date)
     returns table (outcome text, key_id uuid, account_id uuid, read_only boolean, allowed_ips text[],
@@ -144,7 +143,12 @@ export class Migration20261125000000_window_sequence extends Migration {
         end if;
       end if;
       return next;
-    end $$;`);
+    end $$;`;
+
+export class Migration20261125000000_window_sequence extends Migration {
+  override up(): void {
+    this.addSql('alter table request_log add column key_seq bigint;');
+    this.addSql(ADMIT_WITH_SEQUENCE);
   }
 
   override down(): void {

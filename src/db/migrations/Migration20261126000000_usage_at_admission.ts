@@ -7,9 +7,8 @@ import { Migration } from '@mikro-orm/migrations';
 // key's lock, so no other request of the key is counted between the two. One round trip instead
 // of two. The 10-argument function stays as it is, for processes still running the code before;
 // should its columns change, the list of them here changes with them.
-export class Migration20261126000000_usage_at_admission extends Migration {
-  override up(): void {
-    this.addSql(`create function authenticate_and_admit(
+/** The overload this migration makes (Migration20261128000000 derives its successor from it). */
+export const ADMIT_WITH_USAGE = `create function authenticate_and_admit(
       p_key_hash varchar, p_write boolean, p_client_ip inet, p_request_id varchar, p_method varchar, p_endpoint varchar,
       p_now timestamptz, p_window_start timestamptz, p_day date, p_month date, p_usage boolean)
     returns table (outcome text, key_id uuid, account_id uuid, read_only boolean, allowed_ips text[],
@@ -33,7 +32,11 @@ export class Migration20261126000000_usage_at_admission extends Migration {
           from endpoint_usage e where e.api_key_id = key_id and e.month = p_month;
       end if;
       return next;
-    end $$;`);
+    end $$;`;
+
+export class Migration20261126000000_usage_at_admission extends Migration {
+  override up(): void {
+    this.addSql(ADMIT_WITH_USAGE);
   }
 
   override down(): void {

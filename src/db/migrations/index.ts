@@ -16,6 +16,7 @@ import { Migration20261124300000_window_reset } from './Migration20261124300000_
 import { Migration20261125000000_window_sequence } from './Migration20261125000000_window_sequence.js';
 import { Migration20261126000000_usage_at_admission } from './Migration20261126000000_usage_at_admission.js';
 import { Migration20261127000000_document_timings } from './Migration20261127000000_document_timings.js';
+import { Migration20261128000000_counted_when_logged } from './Migration20261128000000_counted_when_logged.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125000000_window_sequence', class: Migration20261125000000_window_sequence },
   { name: 'Migration20261126000000_usage_at_admission', class: Migration20261126000000_usage_at_admission },
   { name: 'Migration20261127000000_document_timings', class: Migration20261127000000_document_timings },
+  { name: 'Migration20261128000000_counted_when_logged', class: Migration20261128000000_counted_when_logged },
 ];
