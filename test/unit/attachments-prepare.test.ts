@@ -19,6 +19,26 @@ function heicClaiming(width: number, height: number): Uint8Array {
   return new Uint8Array(bytes);
 }
 
+/**
+ * heicClaiming's file with a crop (`clap`) after its extent, whose second number image-size
+ * takes from the width: the size it reports is then any number, though decoding still allocates the full extent.
+ */
+function heicCropped(width: number, height: number, cropNumber: number): Uint8Array {
+  const bytes = Buffer.from(heicClaiming(width, height));
+  const clap = Buffer.alloc(40);
+  clap.writeUInt32BE(40, 0);
+  clap.write('clap', 4);
+  clap.writeUInt32BE(cropNumber, 12);
+  const at = bytes.indexOf('ispe') - 4 + 20;
+  const grown = Buffer.concat([bytes.subarray(0, at), clap, bytes.subarray(at)]);
+  // the boxes holding it grow with it
+  for (const box of ['meta', 'iprp', 'ipco']) {
+    const start = grown.indexOf(box) - 4;
+    grown.writeUInt32BE(grown.readUInt32BE(start) + 40, start);
+  }
+  return new Uint8Array(grown);
+}
+
 describe('prepareAttachment', () => {
   test('a HEIC image becomes JPEG, sized for its tokens', async () => {
     const image = await prepare('leaf.heic', new Uint8Array(heic));
@@ -29,6 +49,14 @@ describe('prepareAttachment', () => {
     const error = await prepare('huge.heic', heicClaiming(10_000, 10_000)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidAttachmentError);
     expect((error as Error).message).toBe("Attachment 'huge.heic' is too large to read: 10000x10000 pixels, more than the 50000000 allowed. Send a smaller image.");
+  });
+
+  test.each([
+    ['a small', 9_990],
+    ['a negative', 25_000],
+  ])('a HEIC image whose crop makes its size %s number is refused by its full extent before decoding', async (_, cropNumber) => {
+    const error = await prepare('cropped.heic', heicCropped(10_000, 10_000, cropNumber)).catch((e: unknown) => e);
+    expect((error as Error).message).toBe("Attachment 'cropped.heic' is too large to read: 10000x10000 pixels, more than the 50000000 allowed. Send a smaller image.");
   });
 
   test('a PDF that needs more processor time than allowed is refused with what to do', async () => {

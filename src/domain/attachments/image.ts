@@ -1,4 +1,5 @@
 import { imageSize } from 'image-size';
+import { heifExtents } from './heif-extents.js';
 import { MAX_DECODED_PIXELS, type SupportedType } from './limits.js';
 
 export type ImageType = Extract<SupportedType, `image/${string}`>;
@@ -26,8 +27,12 @@ export class TooManyPixelsError extends Error {
 export async function readImage({ bytes, type }: { bytes: Uint8Array; type: ImageType }): Promise<ReadImage> {
   const { width, height } = imageSize(bytes);
   if (type !== 'image/heic') return { width, height, jpeg: null };
-  // decoding allocates 4 bytes per pixel: refuse what would not fit before decoding
-  if (width * height > MAX_DECODED_PIXELS) throw new TooManyPixelsError(width, height);
+  // decoding allocates 4 bytes per pixel of each image's full extent: refuse what would not fit
+  // before decoding
+  const extents = heifExtents(bytes);
+  const largest = extents.reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a), { width, height });
+  if (largest.width * largest.height > MAX_DECODED_PIXELS) throw new TooManyPixelsError(largest.width, largest.height);
+  if (extents.length === 0 || width <= 0 || height <= 0) throw new Error('the file gives no usable image size');
   // loaded here, in the worker, so that the main thread never loads the decoder
   const { default: convertHeic } = await import('heic-convert');
   const jpeg = await convertHeic({ buffer: bytes, format: 'JPEG', quality: 0.9 });
