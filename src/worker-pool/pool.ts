@@ -55,6 +55,8 @@ interface Job {
   resolve: (output: unknown) => void;
   reject: (error: Error) => void;
   timer?: NodeJS.Timeout;
+  /** forgets the signal that would drop the job while it waits */
+  stopWaiting?: () => void;
 }
 
 /**
@@ -96,11 +98,12 @@ export class WorkerPool implements HeavyWork {
     return new WorkerPool(limits);
   }
 
-  run<K extends HeavyJobKind>(kind: K, input: HeavyJobs[K]['input'], owner: string): Promise<HeavyJobs[K]['output']> {
+  run<K extends HeavyJobKind>(kind: K, input: HeavyJobs[K]['input'], owner: string, signal?: AbortSignal): Promise<HeavyJobs[K]['output']> {
     return new Promise((resolve, reject) => {
       // the worker answers with the output of the step it was given
       const job: Job = { kind, input, owner, resolve: (output) => resolve(output as HeavyJobs[K]['output']), reject };
       if (this.closed) return reject(new ServiceBusyError());
+      if (signal?.aborted) return reject(signal.reason as Error);
       if (this.mayStart(owner)) return this.start(job);
       const queue = this.waiting.get(owner) ?? [];
       if (queue.length >= this.limits.queuePerOwner) {
@@ -110,6 +113,12 @@ export class WorkerPool implements HeavyWork {
       queue.push(job);
       this.waiting.set(owner, queue);
       this.waitingCount++;
+      const dropped = () => {
+        this.unqueue(job);
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', dropped, { once: true });
+      job.stopWaiting = () => signal?.removeEventListener('abort', dropped);
       job.timer = setTimeout(() => {
         this.unqueue(job);
         reject(new ServiceBusyError());
@@ -163,6 +172,7 @@ export class WorkerPool implements HeavyWork {
 
   private unqueue(job: Job): void {
     clearTimeout(job.timer);
+    job.stopWaiting?.();
     const queue = this.waiting.get(job.owner);
     const at = queue?.indexOf(job) ?? -1;
     if (!queue || at < 0) return;

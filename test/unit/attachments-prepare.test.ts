@@ -1,12 +1,14 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { ATTACHMENT_TEXT_CHARS, LARGE_IMAGE_TOKENS, prepareAttachment, type TextAttachment } from '../../src/domain/attachments/prepare.js';
+import { ATTACHMENT_TEXT_CHARS, LARGE_IMAGE_TOKENS, prepareAll, prepareAttachment, type TextAttachment } from '../../src/domain/attachments/prepare.js';
 import { UnreadableDocumentError } from '../../src/domain/documents/extract.js';
 import { InvalidAttachmentError } from '../../src/domain/errors.js';
+import { OverBudgetError, type HeavyWork } from '../../src/domain/ports/heavy-work.js';
 import { sharedStreamPdf } from '../support/pdf.js';
 import { testPool } from './support/pool.js';
 
 const pool = testPool({ cpuMs: 1000 });
+const oneThread = testPool({ threads: 1, perOwner: 1, cpuMs: 1000 });
 const prepare = (name: string, bytes: Uint8Array) => prepareAttachment({ name, bytes, hints: { name } }, pool, 'key');
 const heic = readFileSync('test/fixtures/photo.heic');
 
@@ -75,5 +77,24 @@ describe('prepareAttachment', () => {
     expect(pages[0]!.text).toBe(sentence.repeat(500).trim());
     expect(pages[0]!.text.length + pages[1]!.text.length).toBe(ATTACHMENT_TEXT_CHARS);
     expect(sentence.repeat(5000)).toContain(pages[1]!.text);
+  });
+
+  test("when one attachment is refused, the others' reading still waiting for a thread is dropped", async () => {
+    const outcomes: Promise<string>[] = [];
+    const watched: HeavyWork = {
+      run(kind, input, owner, signal) {
+        const job = oneThread.run(kind, input, owner, signal);
+        outcomes.push(job.then(() => `${kind} read`, (error: Error) => `${kind} ${error instanceof OverBudgetError ? 'over budget' : error.name}`));
+        return job;
+      },
+    };
+    const raws = [
+      { name: 'slow.pdf', bytes: sharedStreamPdf(160, 1 << 20) },
+      { name: 'notes.txt', bytes: new TextEncoder().encode('Osmosis moves water.') },
+      { name: 'archive.zip', bytes: new Uint8Array(Buffer.from('UEsDBBQAAAAIAAAAIQAAAAAAAAAAAAAAAAAAAAAACAAAAGEudHh0', 'base64')) },
+    ].map((file) => ({ ...file, hints: { name: file.name } }));
+    await expect(prepareAll(raws, watched, 'key', new AbortController().signal)).rejects.toThrow("Unsupported media type 'application/zip'");
+    // the PDF was being read and ends as it would; the text, waiting behind it, is never read
+    expect((await Promise.all(outcomes)).sort()).toEqual(['markedText AbortError', 'pdfText over budget']);
   });
 });

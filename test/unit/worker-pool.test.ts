@@ -124,6 +124,19 @@ describe('caps', () => {
     expect(performance.now() - since).toBeLessThan(1000);
     await expect(running).rejects.toThrow(OverBudgetError);
   });
+
+  test('a waiting job is dropped when its signal fires, and frees its place; a running one ends as it would', async () => {
+    const request = new AbortController();
+    const running = oneThread.run('pdfText', slow, 'a', request.signal);
+    const waiting = oneThread.run('tokens', ['x'], 'a', request.signal);
+    const other = oneThread.run('tokens', ['y'], 'b');
+    request.abort(new Error('the request went away'));
+    await expect(waiting).rejects.toThrow('the request went away');
+    await expect(oneThread.run('tokens', ['x'], 'a', request.signal)).rejects.toThrow('the request went away');
+    // the running job is not stopped early: it ends over its budget, then the other owner's runs
+    await expect(running).rejects.toThrow(OverBudgetError);
+    await expect(other).resolves.toEqual([1]);
+  });
 });
 
 describe('token counting', () => {

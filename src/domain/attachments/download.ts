@@ -1,5 +1,6 @@
 import type { Fetched } from './safe-fetch.js';
 import type { RawAttachment } from './prepare.js';
+import { sideBySide } from './side-by-side.js';
 
 /** Downloads a URL attachment safely (see safe-fetch.ts); injected so tests can reach loopback servers. */
 export type AttachmentFetcher = (url: string, signal?: AbortSignal) => Promise<Fetched>;
@@ -9,20 +10,9 @@ export interface UrlAttachment {
   media_type?: string;
 }
 
-/**
- * Downloads all of a request's URL attachments; when one fails, the others are stopped at once
- * (their connections closed), since the request fails anyway.
- */
-export async function downloadAll(fetcher: AttachmentFetcher, attachments: UrlAttachment[]): Promise<RawAttachment[]> {
-  const siblings = new AbortController();
-  return Promise.all(
-    attachments.map((attachment) =>
-      downloadAttachment(fetcher, attachment, siblings.signal).catch((error: unknown) => {
-        siblings.abort();
-        throw error;
-      }),
-    ),
-  );
+/** Downloads all of a request's URL attachments; when one fails, or the request goes away, the others' connections are closed at once. */
+export function downloadAll(fetcher: AttachmentFetcher, attachments: UrlAttachment[], signal?: AbortSignal): Promise<RawAttachment[]> {
+  return sideBySide(attachments, (attachment, stop) => downloadAttachment(fetcher, attachment, stop), signal);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Page } from '../documents/pages.js';
 import { JobFailedError, OverBudgetError, type HeavyWork } from '../ports/heavy-work.js';
 import { TooManyPixelsError, type ImageType, type ReadImage } from './image.js';
 import { detectType, type TypeHints } from './media-type.js';
+import { sideBySide } from './side-by-side.js';
 
 /** An attachment as it arrived: a downloaded URL or an uploaded part, held in memory only. */
 export interface RawAttachment {
@@ -44,6 +45,15 @@ export const ATTACHMENT_TEXT_CHARS = 36_000;
 
 export function imageTokens(width: number, height: number): number {
   return width <= SMALL_IMAGE_SIDE && height <= SMALL_IMAGE_SIDE ? SMALL_IMAGE_TOKENS : LARGE_IMAGE_TOKENS;
+}
+
+/**
+ * Prepares a request's attachments side by side. When one is refused, or the request goes away
+ * (`signal`), the others' reading still waiting for a thread is dropped, leaving the key's share
+ * of the threads to its next request.
+ */
+export function prepareAll(raws: RawAttachment[], work: HeavyWork, owner: string, signal: AbortSignal): Promise<PreparedAttachment[]> {
+  return sideBySide(raws, (raw, stop) => prepareAttachment(raw, { run: (kind, input, who) => work.run(kind, input, who, stop) }, owner), signal);
 }
 
 /**
