@@ -20,6 +20,11 @@ describe('declared type: URL or file extension, then Content-Type, then media_ty
     [{ name: '/download', contentType: 'application/zip' }, 'application/zip'],
     [{ name: '/page', contentType: 'text/html; charset=utf-8' }, 'text/html'],
     [{ name: '/download', contentType: 'application/force-download' }, null],
+    // older spellings of supported types
+    [{ name: '/download', contentType: 'application/x-pdf' }, 'application/pdf'],
+    [{ name: '/download', contentType: 'application/acrobat' }, 'application/pdf'],
+    [{ name: '/download', contentType: 'image/x-png' }, 'image/png'],
+    [{ name: '/download', contentType: 'text/x-markdown' }, 'text/plain'],
     [{ name: '/download', contentType: 'application/x-download', mediaType: 'application/pdf' }, 'application/pdf'],
     [{ name: '/download', mediaType: 'application/msword' }, 'application/msword'],
     [{ name: '/download' }, null],

@@ -18,7 +18,17 @@ const BY_EXTENSION: Record<string, SupportedType> = {
 };
 
 // spellings of the same types, and labels that say nothing about the content
-const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'image/heif': 'image/heic', 'text/markdown': 'text/plain' };
+const ALIASES: Record<string, string> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'image/x-png': 'image/png',
+  'image/heif': 'image/heic',
+  'application/x-pdf': 'application/pdf',
+  'application/acrobat': 'application/pdf',
+  'text/pdf': 'application/pdf',
+  'text/markdown': 'text/plain',
+  'text/x-markdown': 'text/plain',
+};
 const UNINFORMATIVE = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown', 'application/binary', 'application/x-download', 'application/force-download', 'application/download', '']);
 
 export class UnsupportedMediaTypeError extends InvalidAttachmentError {
