@@ -16,7 +16,8 @@ export type Resolver = (hostname: string, signal?: AbortSignal) => Promise<strin
 
 // c-ares (dns.Resolver) rather than getaddrinfo (dns.lookup): a name server that never answers
 // would hold one of libuv's four threads, which password hashing and every other lookup share,
-// for as long as the system resolver waits, and such a lookup cannot be cancelled
+// for as long as the system resolver waits, and such a lookup cannot be cancelled. Each try waits
+// at most LOOKUP_TIMEOUT_MS per name server (c-ares would double it on the second).
 const LOOKUP_TIMEOUT_MS = 2_500;
 const LOOKUP_TRIES = 2;
 // answers that say the name may resolve later; any other failure says it does not resolve
@@ -24,7 +25,8 @@ const TEMPORARY = new Set(['ETIMEOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED', 
 
 /** A resolver asking `servers` (`host:port`), or the system's name servers (resolv.conf). */
 export const dnsResolver = (servers?: string[]): Resolver => async (hostname, signal) => {
-  const resolver = new dns.Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: LOOKUP_TRIES });
+  signal?.throwIfAborted();
+  const resolver = new dns.Resolver({ timeout: LOOKUP_TIMEOUT_MS, maxTimeout: LOOKUP_TIMEOUT_MS, tries: LOOKUP_TRIES });
   if (servers) resolver.setServers(servers);
   const cancel = () => resolver.cancel();
   signal?.addEventListener('abort', cancel, { once: true });

@@ -24,7 +24,7 @@ export async function sendAttempt(rawUrl: string, network: WebhookNetwork, heade
   const deadline = AbortSignal.timeout(timeoutMs);
   let response: IncomingMessage | undefined;
   try {
-    const { url, address } = await checkedAddress(rawUrl, network);
+    const { url, address } = await checkedAddress(rawUrl, network, deadline);
     deadline.throwIfAborted();
     response = await pinnedRequest(url, address, {
       method: 'POST',

@@ -23,16 +23,16 @@ export const publicNetwork: WebhookNetwork = { resolver: systemResolver, isAllow
 export function loopbackTestNetwork(suffix: string, ca?: string): WebhookNetwork {
   const isTestHost = (host: string) => host.endsWith(suffix);
   return {
-    resolver: (host) => (isTestHost(host) ? Promise.resolve(['127.0.0.1']) : systemResolver(host)),
+    resolver: (host, signal) => (isTestHost(host) ? Promise.resolve(['127.0.0.1']) : systemResolver(host, signal)),
     isAllowedAddress: (ip, host) => (ip === '127.0.0.1' && isTestHost(host)) || isPublicAddress(ip),
     ca,
   };
 }
 
 /** The address to connect to for `raw`; throws UnsafeUrlError when the policy refuses it. */
-export async function checkedAddress(raw: string, network: WebhookNetwork): Promise<{ url: URL; address: string }> {
+export async function checkedAddress(raw: string, network: WebhookNetwork, signal?: AbortSignal): Promise<{ url: URL; address: string }> {
   const url = checkUrl(raw);
-  return { url, address: await resolveAndCheck(url, network.resolver, network.isAllowedAddress) };
+  return { url, address: await resolveAndCheck(url, network.resolver, network.isAllowedAddress, signal) };
 }
 
 /** Refuses a URL an endpoint may not have, with the answer the contract documents (400 naming the field). */
