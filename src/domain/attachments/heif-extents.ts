@@ -3,7 +3,9 @@
 // afterwards (`clap`), so this, not the cropped size image-size reports, bounds its memory; and a
 // hostile `clap` can make that report any number, a negative one included.
 
-const CONTAINERS: Record<string, number> = { meta: 4 /* a full box: version and flags first */, iprp: 0, ipco: 0 };
+// the boxes on the way to the extents, each inside the one before; `meta` is a full box, whose
+// version and flags come before its children
+const PATH = ['meta', 'iprp', 'ipco'];
 
 export interface Extent {
   width: number;
@@ -14,7 +16,7 @@ export interface Extent {
 export function heifExtents(bytes: Uint8Array): Extent[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const extents: Extent[] = [];
-  const walk = (start: number, end: number): void => {
+  const walk = (start: number, end: number, depth: number): void => {
     for (let at = start; at + 8 <= end; ) {
       let size = view.getUint32(at);
       const type = String.fromCharCode(bytes[at + 4]!, bytes[at + 5]!, bytes[at + 6]!, bytes[at + 7]!);
@@ -27,13 +29,12 @@ export function heifExtents(bytes: Uint8Array): Extent[] {
         size = end - at;
       }
       if (size < header || at + size > end) return;
-      const skip = CONTAINERS[type];
-      if (skip !== undefined) walk(at + header + skip, at + size);
+      if (depth < PATH.length && type === PATH[depth]) walk(at + header + (type === 'meta' ? 4 : 0), at + size, depth + 1);
       // version and flags, then width and height
-      else if (type === 'ispe' && size >= header + 12) extents.push({ width: view.getUint32(at + header + 4), height: view.getUint32(at + header + 8) });
+      else if (depth === PATH.length && type === 'ispe' && size >= header + 12) extents.push({ width: view.getUint32(at + header + 4), height: view.getUint32(at + header + 8) });
       at += size;
     }
   };
-  walk(0, bytes.length);
+  walk(0, bytes.length, 0);
   return extents;
 }
