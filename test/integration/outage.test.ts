@@ -15,7 +15,7 @@ import { connectDatabase, startServer, testServices, type TestServer } from './s
 // ports are 5 above the test services' (Weaviate also takes the four above its HTTP port), so
 // runs on other ports do not meet either.
 const ports = {
-  pg: Number(process.env.PG_PORT ?? 54339) + 5,
+  pg: Number(process.env.PG_PORT ?? 15442) + 5,
   weaviateHttp: Number(process.env.WEAVIATE_HTTP_PORT ?? 18090) + 5,
   weaviateGrpc: Number(process.env.WEAVIATE_GRPC_PORT ?? 15061) + 5,
   embeddings: Number(process.env.EMBEDDINGS_PORT ?? 18101) + 5,
