@@ -18,7 +18,9 @@
 // LibreOffice's English pages that open only with the password "fixture";
 // <producer>-serif-tamil.pdf, the Tamil pages in Noto Serif Tamil by LibreOffice, Chromium,
 // pango and Typst, whose pulli (்) readers see detached from its letter, and
-// libreoffice-justified-serif-tamil.pdf, LibreOffice's justified; and ghostscript-<language>.pdf,
+// libreoffice-justified-serif-tamil.pdf, LibreOffice's justified, and libreoffice-serif-ict-tamil.pdf
+// (text tamil-ict.txt), a page of another source whose byte 32 is a letter that LibreOffice's
+// ToUnicode leaves out; and ghostscript-<language>.pdf,
 // Chromium's Sinhala and Tamil files passed through Ghostscript's pdfwrite, which garbles their
 // text layer (the reader refuses them); pango-lklug-sinhala.pdf, the Sinhala pages in LKLUG by
 // pango, whose words poppler breaks where cairo places a glyph beyond its declared width, and
@@ -219,6 +221,16 @@ try {
   writeFileSync(serifJustifiedHtml, html(tamilPages, serifTamil, LAYOUTS.justified));
   libreoffice(serifJustifiedHtml, path.join(OUT, 'libreoffice-justified-serif-tamil.pdf'), work);
   console.log(`libreoffice-justified-serif-tamil.pdf: the same by libreoffice, ${LAYOUTS.justified}`);
+  // LibreOffice leaves a glyph whose cluster's text it writes as ActualText out of the subset's
+  // ToUnicode, and numbers the subset's glyphs from 1: on this page byte 32 draws such a letter,
+  // which pdf.js gives the byte's own character, a space
+  const ict = { ...serifTamil, source: 'grade11-ict-model-paper-ta.md', pages: [3] };
+  const ictPages = pagesOf(ict);
+  writeFileSync(path.join(OUT, 'tamil-ict.txt'), ictPages.map((p, i) => `--- PAGE ${i + 1} ---\n${p.join('\n')}\n`).join(''));
+  const ictHtml = path.join(work, 'tamil-ict-serif.html');
+  writeFileSync(ictHtml, html(ictPages, ict));
+  libreoffice(ictHtml, path.join(OUT, 'libreoffice-serif-ict-tamil.pdf'), work);
+  console.log('libreoffice-serif-ict-tamil.pdf: a page of another Tamil source in Noto Serif Tamil by libreoffice, whose byte 32 is a letter the ToUnicode leaves out');
   // a file that opens only with a password, for the refusal that says so
   const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
   libreoffice(path.join(work, 'english.html'), path.join(OUT, 'password-protected.pdf'), work, `pdf:writer_pdf_Export:${JSON.stringify(encrypt)}`);

@@ -31,17 +31,19 @@ export type TextOps = Record<
   number
 >;
 
-/** A glyph as pdf.js's operator list gives it: its text, and its advance in its font's units (FontMetrics.scale). */
+/** A glyph as pdf.js's operator list gives it: the code that drew it, its text, and its advance in its font's units (FontMetrics.scale). */
 interface OpGlyph {
+  originalCharCode: number;
   unicode: string;
   width: number;
   isSpace: boolean;
 }
 
-/** What a font's glyph widths need: its matrix's scale (0.001 for most) and whether it writes downwards. */
+/** What a font's glyphs need: its matrix's scale (0.001 for most), whether it writes downwards, and whether its text map leaves a code out. */
 export interface FontMetrics {
   scale: number;
   vertical: boolean;
+  unmapped: (code: number) => boolean;
 }
 
 interface TextState {
@@ -61,11 +63,19 @@ const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 const SPACE = /^\p{Zs}$/u;
 
 /**
+ * The text of a glyph whose code its font's text map leaves out: pdf.js gives the code's own
+ * character instead (a space for byte 32), which says nothing. LibreOffice numbers a subset's
+ * glyphs from 1 and leaves a glyph out of the map when its cluster's text is written as
+ * ActualText, so byte 32 may draw a letter that pdf.js calls a space.
+ */
+const UNKNOWN = '\uFFFD';
+
+/**
  * Whether a glyph is a space: its text is one, or it has none and is drawn by byte 32. A font
  * subset by LibreOffice numbers its glyphs from 1, and byte 32 may be a letter (LKLUG's ණී or ර).
  */
-const isSpace = (glyph: OpGlyph) => SPACE.test(glyph.unicode) || (glyph.isSpace && glyph.unicode.trim() === '');
-const USUAL_FONT: FontMetrics = { scale: 0.001, vertical: false };
+const isSpace = (glyph: OpGlyph, text: string) => SPACE.test(text) || (glyph.isSpace && text.trim() === '');
+const USUAL_FONT: FontMetrics = { scale: 0.001, vertical: false, unmapped: () => false };
 
 /** `m` then `n`, as PDF composes matrices (pdf.js's Util.transform(n, m)). */
 const then = (m: Matrix, n: Matrix): Matrix => [
@@ -180,7 +190,8 @@ function showText(run: (OpGlyph | number)[], text: TextState, toUser: Matrix, to
     const [x, y] = toPage(...apply(toUser, text.pen, text.rise)) as [number, number];
     const [xEnd, yEnd] = toPage(...apply(toUser, text.pen + width, text.rise)) as [number, number];
     // along a horizontal line, left to right
-    if (Math.abs(yEnd - y) < 1e-3 && xEnd >= x) glyphs.push({ x, y, width: xEnd - x, space: isSpace(glyph), text: glyph.unicode });
+    const known = text.font.unmapped(glyph.originalCharCode) ? UNKNOWN : glyph.unicode;
+    if (Math.abs(yEnd - y) < 1e-3 && xEnd >= x) glyphs.push({ x, y, width: xEnd - x, space: isSpace(glyph, known), text: known });
     text.pen += width + (text.charSpacing + (glyph.isSpace ? text.wordSpacing : 0)) * text.hScale;
   }
 }

@@ -10,9 +10,9 @@ export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Ma
   // loaded by the first file that needs it, which few do: the service's memory has a target (README, "Performance")
   const { getDocumentProxy, getResolvedPDFJS } = await import('unpdf');
   const { OPS, AnnotationMode } = await getResolvedPDFJS();
-  // pdf.js takes the buffer over; the caller's bytes stay as they are. Images are not decoded:
-  // only where glyphs are drawn is read.
-  const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, maxImageSize: 0 });
+  // pdf.js takes the buffer over; the caller's bytes stay as they are. Only where glyphs are drawn is read:
+  // images are not decoded; each font's text map comes along (fontExtraProperties), for the codes it leaves out
+  const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, maxImageSize: 0, fontExtraProperties: true });
   try {
     const glyphs = new Map<number, DrawnGlyph[]>();
     for (const number of pages) {
@@ -35,8 +35,17 @@ export async function pageGlyphs(bytes: Uint8Array, pages: number[]): Promise<Ma
   }
 }
 
-/** A font's metrics as pdf.js loaded it for the operator list; one it could not load has the usual ones. */
+/**
+ * A font's metrics as pdf.js loaded it for the operator list; one it could not load has the usual
+ * ones. Its text map (the file's ToUnicode, else its encoding's names) lists the codes it has text
+ * for; an identity map (`_map` absent) has text for every code.
+ */
 function fontMetrics(fonts: { has(name: string): boolean; get(name: string): unknown }, name: string): FontMetrics {
-  const font = (fonts.has(name) ? fonts.get(name) : undefined) as { fontMatrix?: number[]; vertical?: boolean } | undefined;
-  return { scale: font?.fontMatrix?.[0] ?? 0.001, vertical: font?.vertical === true };
+  const font = (fonts.has(name) ? fonts.get(name) : undefined) as { fontMatrix?: number[]; vertical?: boolean; toUnicode?: { _map?: unknown } } | undefined;
+  const map = font?.toUnicode?._map;
+  return {
+    scale: font?.fontMatrix?.[0] ?? 0.001,
+    vertical: font?.vertical === true,
+    unmapped: Array.isArray(map) ? (code) => map[code] === undefined : () => false,
+  };
 }

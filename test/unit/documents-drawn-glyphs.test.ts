@@ -9,11 +9,17 @@ beforeAll(async () => {
   ops = (await getResolvedPDFJS()).OPS;
 });
 
-const glyph = (unicode: string, width: number, isSpace = false) => ({ unicode, width, isSpace });
+const glyph = (unicode: string, width: number, isSpace = false) => ({ originalCharCode: isSpace ? 32 : unicode.codePointAt(0) ?? 0, unicode, width, isSpace });
 /** A page 800 points high, its top left the origin, as pdf.js's viewport gives it. */
 const toPage = (x: number, y: number) => [x, 800 - y];
-/** Fonts by name: `f1` as most are; `big`, whose matrix is 1/2048 of an em; `down`, which writes downwards. */
-const FONTS: Record<string, FontMetrics> = { f1: { scale: 0.001, vertical: false }, big: { scale: 1 / 2048, vertical: false }, down: { scale: 0.001, vertical: true } };
+const mapsAll = () => false;
+/** Fonts by name: `f1` as most are; `big`, whose matrix is 1/2048 of an em; `down`, which writes downwards; `subset`, whose text map leaves byte 32 out. */
+const FONTS: Record<string, FontMetrics> = {
+  f1: { scale: 0.001, vertical: false, unmapped: mapsAll },
+  big: { scale: 1 / 2048, vertical: false, unmapped: mapsAll },
+  down: { scale: 0.001, vertical: true, unmapped: mapsAll },
+  subset: { scale: 0.001, vertical: false, unmapped: (code) => code === 32 },
+};
 const read = (list: [keyof TextOps, unknown[]][]) =>
   drawnGlyphs(
     list.map(([op]) => ops[op]),
@@ -121,6 +127,21 @@ describe('drawnGlyphs', () => {
       { x: 100, y: 300, width: 5, space: false, text: 'ර' },
       { x: 106, y: 300, width: 2.5, space: true, text: '' },
       { x: 109.5, y: 300, width: 5, space: false, text: 'ක' },
+    ]);
+  });
+
+  test('a glyph whose code its font\'s text map leaves out has unknown text, and byte 32 is then no space: LibreOffice writes such a letter\'s text as ActualText', () => {
+    const glyphs = read([
+      ['beginText', []],
+      ['setFont', ['subset', 10]],
+      ['moveText', [100, 500]],
+      // pdf.js gives the unmapped byte 32 its own character, a space
+      ['showText', [[glyph('ய', 500), glyph(' ', 1054, true), glyph('ி', 260)]]],
+    ]);
+    expect(glyphs).toEqual([
+      { x: 100, y: 300, width: 5, space: false, text: 'ய' },
+      { x: 105, y: 300, width: 10.54, space: false, text: '\uFFFD' },
+      { x: 115.54, y: 300, width: 2.6, space: false, text: 'ி' },
     ]);
   });
 });

@@ -211,8 +211,8 @@ function partsAtSpaces(word: WordBox, line: DrawnGlyph[]): string[] {
   return sides.join('') === word.text ? sides : alignedParts(word.text, sides);
 }
 
-/** What pdf.js gives as the text of a glyph it cannot map: a letter of poppler's text, unknown. */
-const UNMAPPED = /\p{Cc}/u;
+/** The text of a glyph its font does not map (a control code, pdf.js's own for a code below 32, or U+FFFD): a letter of poppler's text, unknown. */
+const UNMAPPED = /[\p{Cc}\uFFFD]/u;
 /** The most edits of the sides from their parts, for each letter of the box. */
 const MOST_EDITS = 1 / 2;
 /** How many edits fewer the parting taken has than any other. */
