@@ -28,7 +28,9 @@
 // breaks at a line where a glyph is drawn back over the one before; chromium-fallback-lklug-sinhala.pdf,
 // the Sinhala pages set in DejaVu Sans, whose Sinhala falls back to LKLUG, where poppler runs a
 // word ending in ා into the next, and libreoffice-fallback-lklug-sinhala.pdf, LibreOffice's, whose
-// word boxes run words together over spaces drawn apart from them.
+// word boxes run words together over spaces drawn apart from them, and
+// chromium-fallback-lklug-history-sinhala.pdf (text sinhala-history.txt), a page of another source
+// in the same fonts whose text shows no sign of the words run together.
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
 //   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core fonts-lklug-sinhala fonts-dejavu-core ghostscript
 // and Typst's compiler as a Python module (PyPI), for the python3 on the PATH or $TYPST_PYTHON:
@@ -217,6 +219,15 @@ try {
   console.log('chromium-fallback-lklug-sinhala.pdf: the Sinhala pages set in DejaVu Sans, falling back to LKLUG, by chromium');
   libreoffice(fallbackHtml, path.join(OUT, 'libreoffice-fallback-lklug-sinhala.pdf'), work);
   console.log('libreoffice-fallback-lklug-sinhala.pdf: the same by libreoffice');
+  // a page of another source whose text shows no sign of the words run together after ා, and
+  // whose word boxes reach over the next word's first letter
+  const history = { ...fallback, source: 'grade10-history-polonnaruwa-si.md', pages: [3] };
+  const historyPages = pagesOf(history);
+  writeFileSync(path.join(OUT, 'sinhala-history.txt'), historyPages.map((p, i) => `--- PAGE ${i + 1} ---\n${p.join('\n')}\n`).join(''));
+  const historyHtml = path.join(work, 'sinhala-history-fallback-lklug.html');
+  writeFileSync(historyHtml, html(historyPages, history));
+  chromium(historyHtml, path.join(OUT, 'chromium-fallback-lklug-history-sinhala.pdf'));
+  console.log('chromium-fallback-lklug-history-sinhala.pdf: a page of another Sinhala source set in DejaVu Sans, falling back to LKLUG, by chromium');
   const serifJustifiedHtml = path.join(work, 'tamil-serif-justified.html');
   writeFileSync(serifJustifiedHtml, html(tamilPages, serifTamil, LAYOUTS.justified));
   libreoffice(serifJustifiedHtml, path.join(OUT, 'libreoffice-justified-serif-tamil.pdf'), work);

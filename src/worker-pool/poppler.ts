@@ -6,6 +6,7 @@ import {
   breaksAfterMarks,
   breaksBeforeLastLetter,
   brokenWordPairs,
+  embedsLklug,
   hasSinhalaOrTamil,
   joinWords,
   runsWordsTogether,
@@ -201,16 +202,17 @@ const NO_PAIRS: PagePairs = { broken: new Map(), spaced: new Map() };
 /**
  * Both readings' pages, with the words that a font broke made whole and those it ran together
  * parted: on the pages that show words broken at their marks, by the word boxes and the glyphs;
- * on every Sinhala and Tamil page of a file that shows words run together, by both too; by the
- * word boxes on every such page of a file that shows words broken before their last letter, and
- * on the pages whose two readings differ in their words. Other files cost nothing more.
+ * on every Sinhala and Tamil page of a file that shows words run together or embeds LKLUG (one
+ * of `fonts`), by both too; by the word boxes on every such page of a file that shows words
+ * broken before their last letter, and on the pages whose two readings differ in their words.
+ * Other files cost nothing more.
  */
-async function mendWords(bytes: Uint8Array, placed: string[], drawn: string[], limits: ToolLimits): Promise<[string[], string[]]> {
+async function mendWords(bytes: Uint8Array, placed: string[], drawn: string[], fonts: string[], limits: ToolLimits): Promise<[string[], string[]]> {
   const pagesWith = (test: (page: string) => boolean) => placed.flatMap((page, i) => (test(page) || test(drawn[i] ?? '') ? [i + 1] : []));
   // worked out once, for the two file-wide looks that take every Sinhala and Tamil page
   let scriptPages: number[] | undefined;
   const sinhalaOrTamilPages = () => (scriptPages ??= pagesWith(hasSinhalaOrTamil));
-  const runTogether = runsWordsTogether(placed) || runsWordsTogether(drawn) ? sinhalaOrTamilPages() : [];
+  const runTogether = embedsLklug(fonts) || runsWordsTogether(placed) || runsWordsTogether(drawn) ? sinhalaOrTamilPages() : [];
   const glyphPages = [...new Set([...pagesWith(breaksAfterMarks), ...runTogether])].sort((x, y) => x - y);
   const wholeFile = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? sinhalaOrTamilPages() : [];
   const differ = placed.flatMap((page, i) => (readingsDiffer(page, drawn[i] ?? '') ? [i + 1] : []));
@@ -238,13 +240,14 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   const pages = Number(/^Pages:\s+(\d+)$/m.exec(info)?.[1] ?? 0);
   if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages; at most ${MAX_PAGES} are read`);
   if (pages === 0) return [];
-  const legacy = legacyFont(fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits)));
+  const fonts = fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits));
+  const legacy = legacyFont(fonts);
   if (legacy) throw new Error(legacyFontProblem(legacy));
   // the default mode and -raw (chooseReadingOrder; the README has the comparison with -layout);
   // each page ends with a form feed
   const [placed, drawn] = await bothReadings(['-enc', 'UTF-8', '-l', String(pages), '-', '-'], bytes, limits);
   const asPages = (text: string) => text.split('\f').slice(0, pages);
-  const [placedPages, drawnPages] = await mendWords(bytes, asPages(placed), asPages(drawn), limits);
+  const [placedPages, drawnPages] = await mendWords(bytes, asPages(placed), asPages(drawn), fonts, limits);
   const settled = settleLineEndHyphens(finishPdfPages(placedPages), finishPdfPages(drawnPages));
   const read = chooseReadingOrder(settled.placed, settled.drawn);
   const problem = textLayerProblem(read, /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim());

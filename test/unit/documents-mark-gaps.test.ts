@@ -5,6 +5,7 @@ import {
   breaksAfterMarks,
   breaksBeforeLastLetter,
   brokenWordPairs,
+  embedsLklug,
   joinWords,
   runsWordsTogether,
   spacedWordPairs,
@@ -249,6 +250,12 @@ describe('words run together over a space drawn in another font', () => {
     expect(runsWordsTogether(pages('sinhala').map((page) => page.replace(/ා /gu, 'ා')))).toBe(true);
     // one compound (නුවරඑළිය) is no evidence
     expect(runsWordsTogether(['නුවරඑළිය වැනි කඳුකර ප්‍රදේශවල උෂ්ණත්වය අඩු වේ.'])).toBe(false);
+  });
+
+  test('embedsLklug: LKLUG by the names pdffonts gives, a subset\'s tag or none; no other font', () => {
+    expect(embedsLklug(['AAAAAA+LKLUG', 'BAAAAA+DejaVuSans'])).toBe(true);
+    expect(embedsLklug(['LKLUG'])).toBe(true);
+    expect(embedsLklug(['BAAAAA+NotoSansSinhala-Regular', 'CAAAAA+DejaVuSans', 'LKLUGish', 'ABC+LKLUG'])).toBe(false);
   });
 });
 

@@ -100,6 +100,16 @@ const VOWEL_INSIDE_WORD = /[\u0D80-\u0DFF\u0B80-\u0BFF](?=[\u0D85-\u0D96\u0B85-\
 const WORDS_PER_VOWEL_INSIDE = 200;
 const MIN_VOWELS_INSIDE = 2;
 
+/**
+ * Whether a file embeds LKLUG, which declares some glyphs wider or narrower than producers draw
+ * them (above: cairo's breaks before a last letter, Chromium's and LibreOffice's words run
+ * together after ා). Its text shows the fault only where a page has enough of the words it
+ * meets (a page of words ending in ා before ones starting with a consonant shows no sign), so
+ * every Sinhala and Tamil page of such a file is looked at. Names as pdffonts gives them, after
+ * a subset's tag (`ABCDEF+LKLUG`).
+ */
+export const embedsLklug = (fonts: string[]): boolean => fonts.some((name) => /^(?:[A-Z]{6}\+)?LKLUG(?:$|[-,])/.test(name));
+
 /** Whether a page's text has Sinhala or Tamil, whose fonts' glyphs are moved about (above). */
 export const hasSinhalaOrTamil = (page: string): boolean => SINHALA_OR_TAMIL.test(page);
 
@@ -201,8 +211,10 @@ function partsAtSpaces(word: WordBox, line: DrawnGlyph[]): string[] {
     .map((glyph) => glyph.x + glyph.width / 2)
     .sort((x, y) => x - y);
   if (spaces.length === 0) return [];
-  const margin = SAME_WORD * (word.yMax - word.yMin);
-  const letters = line.filter((glyph) => !glyph.space && glyph.x >= word.xMin - margin && glyph.x < word.xMax);
+  // a glyph is the box's when its middle is: a font that declares a glyph wider than it draws it
+  // (LKLUG's ා) makes the box reach over the start of the next word's first letter
+  const middle = (glyph: DrawnGlyph) => glyph.x + glyph.width / 2;
+  const letters = line.filter((glyph) => !glyph.space && middle(glyph) >= word.xMin && middle(glyph) < word.xMax);
   const between = Array.from({ length: spaces.length + 1 }, () => '');
   for (const glyph of letters) between[spaces.filter((middle) => middle <= glyph.x).length] += glyph.text;
   // two spaces drawn side by side part the words once
