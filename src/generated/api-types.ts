@@ -1122,7 +1122,8 @@ export interface components {
          * @description Metadata filters. Every key is optional and takes one string (not an array). Matching is
          *     exact, case-sensitive and on the whole value (`Science` does not match `science` nor
          *     `Computer Science`); when several keys are given, all must match (AND). Unknown keys,
-         *     non-string values and `category` or `language` values outside their lists answer `400`.
+         *     non-string values, `category` or `language` values outside their lists, and values with
+         *     control characters or a space at either end (which no indexed value has) answer `400`.
          * @example {
          *       "subject": "Science",
          *       "grade": "10",
@@ -2979,7 +2980,8 @@ export interface components {
         /**
          * @description What the document is, with the keys and values of the query filters: every chunk of it
          *     carries them, so a query's `filters` find it. `subject`, `grade`, `category` and `language`
-         *     are required; `year` is optional. Values are text without control characters.
+         *     are required; `year` is optional. Values are text without control characters that does not
+         *     start or end with a space (filters match whole values, so a padded one would match nothing).
          * @example {
          *       "subject": "Biology",
          *       "grade": "12",

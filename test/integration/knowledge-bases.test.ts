@@ -91,9 +91,14 @@ describe('knowledge bases', () => {
     };
     expect(await detail('createKnowledgeBase', { json: { name: ' x' } })).toEqual([400, "Field 'name' must not contain control characters, nor start or end with a space."]);
     expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), NOTES_METADATA, 'a\u0001b') })).toEqual([400, "Field 'name' must not contain control characters."]);
-    expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0001' }) })).toEqual([400, "Field 'metadata.subject' must not contain control characters."]);
+    expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0001' }) })).toEqual([400, "Field 'metadata.subject' must not contain control characters, nor start or end with a space."]);
     expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0000' }) })).status).toBe(400);
     expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { subject: 'Bio\u0000' } })).status).toBe(400);
+    // a blank or padded value, which no filter could match, is refused at once rather than failing the indexing later
+    for (const subject of ['   ', ' Biology ']) {
+      expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject }) })).toEqual([400, "Field 'metadata.subject' must not contain control characters, nor start or end with a space."]);
+    }
+    expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { year: '2022 ' } })).status).toBe(400);
     // bytes that are not UTF-8 in a text part: refused, not stored with U+FFFD in their place
     const notUtf8 = Buffer.concat([Buffer.from('Bio'), Buffer.from([0xff]), Buffer.from('logy')]);
     for (const [part, bytes] of [
