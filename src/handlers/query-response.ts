@@ -1,5 +1,5 @@
 import type { components } from '../generated/api-types.js';
-import { answerQuestion, streamAnswer, type AnswerUsage, type CitationData, type Question } from '../domain/answering/answer-question.js';
+import { answerQuestion, checkQuestion, streamAnswer, type AnswerUsage, type CitationData, type Question } from '../domain/answering/answer-question.js';
 import type { PreparedAttachment } from '../domain/attachments/prepare.js';
 import { DEFAULT_STORE } from '../domain/stores/stores.js';
 import type { HandlerInput, HandlerOutput, RequestUsage, ServerSentEvent } from './types.js';
@@ -20,13 +20,20 @@ function toUsage(usage: AnswerUsage, storeId: string): RequestUsage {
   return { model: usage.model, tokens: usage.tokens, costUsd: usage.costUsd, storeId };
 }
 
-/** Answers a question of either query operation, once its attachments are read, in the shared response shape (JSON or events). */
+/**
+ * Answers a question of either query operation in the shared response shape (JSON or events), its
+ * `attachments` (as many as `sent`) read first. A question its key may not ask is refused before
+ * any of them is fetched or read: they may take seconds of downloads and of the worker pool.
+ */
 export async function answerInShape(
   input: HandlerInput<'query'> | HandlerInput<'queryMultipart'>,
-  attachments: PreparedAttachment[],
+  sent: number,
+  attachments: () => Promise<PreparedAttachment[]>,
 ): Promise<HandlerOutput<'query'> & HandlerOutput<'queryMultipart'>> {
   const { body, em, principal, services } = input;
-  const question: Question = { text: body.query, storeId: body.store_id, filters: body.filters, model: body.model, attachments };
+  const asked = { text: body.query, storeId: body.store_id, filters: body.filters, model: body.model };
+  if (sent > 0) await checkQuestion(em, principal, asked);
+  const question: Question = { ...asked, attachments: sent > 0 ? await attachments() : [] };
   const storeId = body.store_id ?? DEFAULT_STORE;
   if (input.eventStream) return { events: eventsOf(streamAnswer(em, services, principal, question, input.signal), storeId) };
   const result = await answerQuestion(em, services, principal, question);

@@ -3,7 +3,9 @@ import { prepareAll } from '../domain/attachments/prepare.js';
 import { answerInShape } from './query-response.js';
 import type { Handler } from './types.js';
 
-export const query: Handler<'query'> = async (input) => {
-  const downloaded = await downloadAll(input.services.fetchAttachment, input.body.attachments ?? [], input.signal);
-  return answerInShape(input, await prepareAll(downloaded, input.services.work, input.principal.keyId, input.signal));
+export const query: Handler<'query'> = (input) => {
+  const attachments = input.body.attachments ?? [];
+  return answerInShape(input, attachments.length, async () =>
+    prepareAll(await downloadAll(input.services.fetchAttachment, attachments, input.signal), input.services.work, input.principal.keyId, input.signal),
+  );
 };

@@ -117,6 +117,21 @@ describe('URL attachments on POST /api/v1/dev/query', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  test('a model outside the plan or a store the key may not read is refused before anything is downloaded', async () => {
+    const before = files.hits.length;
+    const attachments = [{ url: files.url('/notes/osmosis.txt', 'files.test') }, { url: files.url('/papers/photosynthesis.pdf', 'files.test') }];
+    const free = apiClient(server.url, (await newKey(server.orm, { plan: 'free' })).key);
+    const model = await free.POST('/api/v1/dev/query', { body: { query: 'What is osmosis?', model: 'svcai-thinking', attachments } });
+    expect(model.response.status).toBe(403);
+    expect(model.error).toEqual({ error: { code: 'forbidden', message: "Model 'svcai-thinking' is not allowed on the Free plan. Allowed models: svcai-fast." } });
+    const store = await ask(attachments.map((a) => ({ ...a })), 'What is osmosis?');
+    expect(store.response.status).toBe(200);
+    const elsewhere = await apiClient(server.url, key).POST('/api/v1/dev/query', { body: { query: 'What is osmosis?', store_id: 'kb_not_this_accounts', attachments } });
+    expect(elsewhere.response.status).toBe(404);
+    // only the answered request fetched its two files
+    expect(files.hits.length).toBe(before + 2);
+  });
+
   test('more than 5 attachments is 400 before anything is downloaded', async () => {
     const before = files.hits.length;
     const res = await ask(Array.from({ length: 6 }, () => ({ url: files.url('/notes/osmosis.txt', 'files.test') })));

@@ -92,6 +92,15 @@ interface Material {
   meaning: Meaning | null;
 }
 
+/**
+ * Refuses a question its key may not ask (a model outside its plan, a store it may not read), as
+ * answering it would: the query operations call it before fetching or reading any attachment.
+ */
+export async function checkQuestion(em: EntityManager, principal: Principal, question: Pick<Question, 'model' | 'storeId'>): Promise<void> {
+  resolveModel(principal.plan, question.model);
+  await readableStore(em, question.storeId ?? DEFAULT_STORE, principal);
+}
+
 async function gather(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<Material> {
   const model = resolveModel(principal.plan, question.model);
   const storeId = question.storeId ?? DEFAULT_STORE;
