@@ -4712,6 +4712,7 @@ export interface operations {
             404: components["responses"]["KnowledgeBaseNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4925,6 +4926,7 @@ export interface operations {
             404: components["responses"]["KnowledgeBaseNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
