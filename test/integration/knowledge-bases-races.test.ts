@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Store } from '../../src/db/entities.js';
 import { UpstreamError } from '../../src/domain/errors.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
@@ -29,6 +31,31 @@ beforeAll(async () => {
 const url = () => server.url;
 const TEXT = 'Mangroves protect the coast from storm surges.';
 const notes = () => ({ name: 'mangroves.md', bytes: `--- PAGE 1 ---\n${TEXT}` });
+
+describe('an upload meeting the delete of its knowledge base', () => {
+  test('answers 404 with the documented body once the delete commits, never 500', async () => {
+    const kb = await createKb(url(), key);
+    const em = server.orm.em.fork();
+    let uploaded: Promise<Awaited<ReturnType<typeof call>>> | undefined;
+    // the delete's transaction, held open until the upload waits on it
+    await em.transactional(async (tx) => {
+      await tx.execute('select id from store where id = ? for update', [kb.id]);
+      uploaded = call(url(), 'uploadDocument', key, { path: { kb_id: kb.id }, form: uploadForm(notes()) });
+      for (let waited = 0; ; waited += 50) {
+        const [row] = await server.orm.em.fork().execute<{ waiting: number }[]>(
+          "select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+        );
+        if (row!.waiting > 0) break;
+        if (waited > 10_000) throw new Error('the upload never waited for the delete');
+        await sleep(50);
+      }
+      await tx.nativeDelete(Store, { id: kb.id });
+    });
+    const res = await uploaded!;
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: `Knowledge base '${kb.id}' was not found.` });
+  });
+});
 
 describe('an index that answers a delete with an error', () => {
   test('deleting a document or a knowledge base answers 502 as the contract documents, and keeps it for a retry', async () => {
