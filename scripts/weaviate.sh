@@ -14,6 +14,8 @@
 #   CACHE_DIR            default <repo>/.cache (binary under $CACHE_DIR/weaviate/v<version>/)
 #   WEAVIATE_START_TIMEOUT  seconds to wait for readiness (default 120)
 #   WEAVIATE_LOG_LEVEL   server log level (default info)
+#   QUERY_MAXIMUM_RESULTS  passed through to the server when set: the most objects a search
+#                        returns or a batch delete removes at once (Weaviate's default 10000)
 # Note: Weaviate binds gRPC and the internal data port on all interfaces (hard-coded upstream);
 # REST, gossip and raft are on 127.0.0.1 only.
 # Progress goes to stderr; only `binary` writes to stdout.

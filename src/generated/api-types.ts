@@ -4714,6 +4714,7 @@ export interface operations {
             404: components["responses"]["KnowledgeBaseNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4927,6 +4928,7 @@ export interface operations {
             404: components["responses"]["KnowledgeBaseNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -103,7 +103,16 @@ export class WeaviateSearchIndex implements SearchIndex {
       const conditions: FilterValue[] = [tenant.filter.byProperty('documentId').equal(which.documentId)];
       if (which.ingestRun) conditions.push(tenant.filter.byProperty('ingestRun').equal(which.ingestRun));
       if (which.exceptRun) conditions.push(tenant.filter.byProperty('ingestRun').notEqual(which.exceptRun));
-      await tenant.data.deleteMany(conditions.length === 1 ? conditions[0]! : Filters.and(...conditions));
+      const filter = conditions.length === 1 ? conditions[0]! : Filters.and(...conditions);
+      // Weaviate deletes at most QUERY_MAXIMUM_RESULTS objects a call (10,000 by default) and
+      // leaves the rest: delete again until nothing matches
+      for (;;) {
+        const result = await tenant.data.deleteMany(filter);
+        if (result.matches === 0) return;
+        if (result.successful === 0) {
+          throw new Error(`the search index matched ${result.matches} chunks of document ${which.documentId} but deleted none (${result.failed} failed)`);
+        }
+      }
     });
   }
 

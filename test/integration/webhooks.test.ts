@@ -280,6 +280,32 @@ describe('webhook endpoints over the API', () => {
     const [row] = await em.execute<{ n: number }[]>('select count(*)::int as n from webhook_endpoint where account_id = ?', [accountId]);
     expect(row!.n).toBe(20);
   });
+
+  test('a test event or redelivery racing the endpoint\'s delete answers 404 with the documented body, never 500', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    for (const operation of ['sendWebhookTest', 'redeliverWebhook'] as const) {
+      const id = (await createEndpoint(key, receiverPath())).endpoint.id;
+      const delivery = (await sendTest(key, id)).id;
+      const path: Record<string, string> = operation === 'sendWebhookTest' ? { endpoint_id: id } : { endpoint_id: id, delivery_id: delivery };
+      let raced: ReturnType<typeof sendRaw> | undefined;
+      // the delete's transaction, held open until the request waits on the endpoint's row to add its delivery
+      await server.orm.em.fork().transactional(async (tx) => {
+        await tx.execute('select id from webhook_endpoint where id = ? for update', [id]);
+        raced = sendRaw(server.url, operation, { key, path });
+        for (let waited = 0; ; waited += 50) {
+          const [row] = await server.orm.em.fork().execute<{ waiting: number }[]>(
+            `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into%webhook_%'`,
+          );
+          if (row!.waiting > 0) break;
+          if (waited > 10_000) throw new Error(`${operation} never waited for the delete`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await tx.execute('delete from webhook_endpoint where id = ?', [id]);
+      });
+      const res = await raced!;
+      expect({ operation, status: res.status, body: res.body }).toEqual({ operation, status: 404, body: { detail: `No webhook endpoint with id ${id}.` } });
+    }
+  });
 });
 
 describe('delivery', () => {

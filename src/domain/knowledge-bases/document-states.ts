@@ -23,6 +23,11 @@ async function lockDocument(tx: EntityManager, documentId: string): Promise<Lock
   return row;
 }
 
+async function storeExists(tx: EntityManager, store: string): Promise<boolean> {
+  const [row] = await tx.execute<{ id: string }[]>('select id from store where id = ?', [store]);
+  return row !== undefined;
+}
+
 /** Notes when the job began reading the document's current file (its first attempt only). */
 export async function markProcessingStarted(em: EntityManager, documentId: string, revision: number, now: Date): Promise<void> {
   await em.execute('update document set processing_started_at = ? where id = ? and revision = ? and state = ? and processing_started_at is null', [
@@ -35,6 +40,8 @@ export async function markProcessingStarted(em: EntityManager, documentId: strin
 
 export interface IndexedDocument {
   documentId: string;
+  /** the store its chunks were written to */
+  store: string;
   /** the upload the job read */
   revision: number;
   /** the ingestion run its chunks were written under */
@@ -56,7 +63,10 @@ export async function markDocumentReady(em: EntityManager, index: SearchIndex, d
   return em.transactional(async (tx) => {
     const row = await lockDocument(tx, done.documentId);
     if (!row || row.revision !== done.revision || row.state !== 'processing') {
-      if (row) await index.deleteChunks(row.store_id, { documentId: done.documentId, ingestRun: done.run });
+      // deleted with its knowledge base: the run's writes may have made the store's index again
+      // after the delete dropped it, so drop it again, whole
+      if (!row && !(await storeExists(tx, done.store))) await index.dropStore(done.store);
+      else await index.deleteChunks(done.store, { documentId: done.documentId, ingestRun: done.run });
       return 'stale';
     }
     const limit = await maxPages(row.account_id);

@@ -7,7 +7,7 @@ import type { Principal } from '../keys/principal.js';
 import type { SearchIndex } from '../ports/search-index.js';
 import type { UploadedFile } from '../uploaded-file.js';
 import type { DocumentMetadata } from '../ingestion/ingest.js';
-import { knowledgeBaseFor, randomId } from './knowledge-bases.js';
+import { knowledgeBaseFor, lockKnowledgeBase, randomId } from './knowledge-bases.js';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.js';
 
 // The documents of a knowledge base: an upload stores the file and leaves the document
@@ -34,6 +34,7 @@ export interface IngestionJob {
  */
 export async function addDocument(tx: EntityManager, principal: Principal, kbId: string, input: DocumentUploadInput, now: Date): Promise<{ document: Document; job: IngestionJob }> {
   const store = await knowledgeBaseFor(tx, kbId, principal, 'write');
+  await lockKnowledgeBase(tx, kbId);
   checkFileName(input.file.name);
   await checkStorage(tx, principal, { documents: 1, bytes: input.file.bytes.length });
   const document = tx.create(Document, {

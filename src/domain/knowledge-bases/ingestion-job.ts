@@ -101,5 +101,5 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
     }
     throw error;
   }
-  await markDocumentReady(em, deps.index, { documentId: job.documentId, revision: job.revision, ...indexed }, (accountId) => maxPagesOf(em, accountId, deps.now()), deps.now());
+  await markDocumentReady(em, deps.index, { documentId: job.documentId, store: stored.store_id, revision: job.revision, ...indexed }, (accountId) => maxPagesOf(em, accountId, deps.now()), deps.now());
 }

@@ -36,11 +36,25 @@ export async function knowledgeBaseFor(em: EntityManager, id: string, principal:
   requireKnowledgeBases(principal);
   const store = await em.findOne(Store, { id });
   const owned = store?.account?.id === principal.accountId;
-  if (!store || !(owned || store.shared)) throw new NotFoundError(`Knowledge base '${id}' was not found.`);
+  if (!store || !(owned || store.shared)) throw knowledgeBaseNotFound(id);
   if (!owned && access === 'write') {
     throw new ForbiddenError(`This API key does not have permission to access this resource: '${id}' is a shared store; it can be read but not changed.`);
   }
   return store;
+}
+
+/**
+ * Keeps the knowledge base's row until the caller's transaction ends, so that a delete cannot
+ * commit under what the transaction adds to it: a delete under way is waited for, and the
+ * knowledge base it removed is then not found (404), never a foreign-key failure (500).
+ */
+export async function lockKnowledgeBase(tx: EntityManager, id: string): Promise<void> {
+  const [row] = await tx.execute<{ id: string }[]>('select id from store where id = ? for key share', [id]);
+  if (!row) throw knowledgeBaseNotFound(id);
+}
+
+function knowledgeBaseNotFound(id: string): NotFoundError {
+  return new NotFoundError(`Knowledge base '${id}' was not found.`);
 }
 
 export interface KnowledgeBaseFigures {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, type WebhookEndpoint } from '../../db/entities.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.js';
 import { newEventId } from './events.js';
 import { isUuid } from '../uuid.js';
-import { findEndpoint } from './endpoints.js';
+import { endpointNotFound, findEndpoint } from './endpoints.js';
 
 // An endpoint's delivery log (newest first, by cursor), test events and redeliveries. New
 // deliveries are due at once; the worker (src/jobs/webhook-worker.ts) makes their attempts.
@@ -61,7 +62,7 @@ export async function sendTestEvent(em: EntityManager, accountId: string, endpoi
     dispatchedAt: now,
   });
   const delivery = newDelivery(em, endpoint, event, now);
-  await em.flush();
+  await flushDelivery(em, endpointId);
   return { delivery, attempts: [] };
 }
 
@@ -72,6 +73,16 @@ export async function redeliver(em: EntityManager, accountId: string, endpointId
   if (!original) throw new NotFoundError(`No delivery with id ${deliveryId} for webhook endpoint ${endpointId}.`);
   checkEnabled(endpoint);
   const delivery = newDelivery(em, endpoint, original.event, now);
-  await em.flush();
+  await flushDelivery(em, endpointId);
   return { delivery, attempts: [] };
+}
+
+/** An endpoint deleted since it was read fails the new rows' foreign key: it is not found, as after the delete. */
+async function flushDelivery(em: EntityManager, endpointId: string): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof ForeignKeyConstraintViolationException) throw endpointNotFound(endpointId);
+    throw error;
+  }
 }

@@ -63,8 +63,12 @@ export async function listEndpoints(em: EntityManager, accountId: string): Promi
 
 export async function findEndpoint(em: EntityManager, accountId: string, endpointId: string): Promise<WebhookEndpoint> {
   const endpoint = isUuid(endpointId) ? await em.findOne(WebhookEndpoint, { id: endpointId, account: accountId }) : null;
-  if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
+  if (!endpoint) throw endpointNotFound(endpointId);
   return endpoint;
+}
+
+export function endpointNotFound(endpointId: string): NotFoundError {
+  return new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
 }
 
 export interface EndpointChange {

@@ -1,0 +1,130 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Store } from '../../src/db/entities.js';
+import { UpstreamError } from '../../src/domain/errors.js';
+import { indexDocumentRun } from '../../src/domain/ingestion/ingest.js';
+import { markDocumentReady } from '../../src/domain/knowledge-bases/document-states.js';
+import type { Services } from '../../src/services.js';
+import { newKey } from './support/accounts.js';
+import { sendRaw, type Schemas } from './support/contract.js';
+import { call, createKb, NOTES_METADATA, storagePlan, upload, uploadForm } from './support/knowledge-bases.js';
+import { startServer, testServices, type TestServer } from './support/server.js';
+
+// Knowledge-base requests that meet another one, or the ingestion job, half-way. The server runs
+// no ingestion worker: the tests run the job's steps themselves, with a delete between them.
+
+let server: TestServer;
+let services: Services;
+let key: string;
+/** while set, the search index answers deletes with an error (not an outage) */
+let indexFails = false;
+
+beforeAll(async () => {
+  services = testServices();
+  const index = services.index;
+  const deleteChunks = index.deleteChunks.bind(index);
+  const dropStore = index.dropStore.bind(index);
+  index.deleteChunks = (store, which) => (indexFails ? Promise.reject(new UpstreamError('search index')) : deleteChunks(store, which));
+  index.dropStore = (store) => (indexFails ? Promise.reject(new UpstreamError('search index')) : dropStore(store));
+  server = await startServer({ services });
+  const plan = await storagePlan(server.orm, { documents: 1000, pages: 100_000, bytes: 1_000_000_000 });
+  key = (await newKey(server.orm, { plan })).key;
+});
+
+const url = () => server.url;
+const TEXT = 'Mangroves protect the coast from storm surges.';
+const notes = () => ({ name: 'mangroves.md', bytes: `--- PAGE 1 ---\n${TEXT}` });
+
+async function citations(storeId: string): Promise<Schemas['Citation'][]> {
+  const res = await sendRaw(url(), 'query', { key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'What protects the coast?', store_id: storeId }) });
+  expect(res.status).toBe(200);
+  return (res.body as Schemas['QueryResponse']).citations;
+}
+
+/** The job's steps up to writing the chunks (runIngestionJob without the final markDocumentReady); `meanwhile` runs once the file was read. */
+function writeRun(storeId: string, documentId: string, meanwhile: () => Promise<unknown>) {
+  return indexDocumentRun(services.index, null, {
+    store: storeId,
+    documentId,
+    name: 'mangroves.md',
+    fileName: 'mangroves.md',
+    bytes: new TextEncoder().encode(notes().bytes),
+    metadata: NOTES_METADATA,
+    work: services.ingestionWork,
+    owner: 'test',
+    beforeWrite: meanwhile,
+  });
+}
+
+const markReady = (storeId: string, documentId: string, run: Awaited<ReturnType<typeof writeRun>>) =>
+  markDocumentReady(server.orm.em.fork(), services.index, { documentId, store: storeId, revision: 1, ...run }, () => Promise.resolve(100_000), new Date());
+
+describe('a delete during the ingestion job', () => {
+  test('a document deleted while its job runs leaves none of the chunks the job writes after in the index', async () => {
+    const kb = await createKb(url(), key);
+    const doc = await upload(url(), key, kb.id, uploadForm(notes()));
+    // deleted while the job is under way: its chunks arrive after the delete removed the document's
+    const run = await writeRun(kb.id, doc.id, async () => {
+      expect((await call(url(), 'deleteDocument', key, { path: { kb_id: kb.id, document_id: doc.id } })).status).toBe(204);
+    });
+    expect(await markReady(kb.id, doc.id, run)).toBe('stale');
+    expect(await citations(kb.id)).toEqual([]);
+    const hits = await services.index.search(kb.id, { terms: 'mangroves coast', stems: 'mangrov coast', filters: {}, limit: 10 });
+    expect(hits).toEqual([]);
+  });
+
+  test('a knowledge base deleted while its job writes keeps nothing in the index, though the write made its store again', async () => {
+    const kb = await createKb(url(), key);
+    const doc = await upload(url(), key, kb.id, uploadForm(notes()));
+    const run = await writeRun(kb.id, doc.id, async () => {
+      expect((await call(url(), 'deleteKnowledgeBase', key, { path: { kb_id: kb.id } })).status).toBe(204);
+    });
+    expect(await markReady(kb.id, doc.id, run)).toBe('stale');
+    const left: string[] = [];
+    for await (const chunk of services.index.unembeddedChunks(kb.id)) left.push(chunk.chunkText);
+    expect(left).toEqual([]);
+  });
+});
+
+describe('an upload meeting the delete of its knowledge base', () => {
+  test('answers 404 with the documented body once the delete commits, never 500', async () => {
+    const kb = await createKb(url(), key);
+    const em = server.orm.em.fork();
+    let uploaded: Promise<Awaited<ReturnType<typeof call>>> | undefined;
+    // the delete's transaction, held open until the upload waits on it
+    await em.transactional(async (tx) => {
+      await tx.execute('select id from store where id = ? for update', [kb.id]);
+      uploaded = call(url(), 'uploadDocument', key, { path: { kb_id: kb.id }, form: uploadForm(notes()) });
+      for (let waited = 0; ; waited += 50) {
+        const [row] = await server.orm.em.fork().execute<{ waiting: number }[]>(
+          "select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+        );
+        if (row!.waiting > 0) break;
+        if (waited > 10_000) throw new Error('the upload never waited for the delete');
+        await sleep(50);
+      }
+      await tx.nativeDelete(Store, { id: kb.id });
+    });
+    const res = await uploaded!;
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: `Knowledge base '${kb.id}' was not found.` });
+  });
+});
+
+describe('an index that answers a delete with an error', () => {
+  test('deleting a document or a knowledge base answers 502 as the contract documents, and keeps it for a retry', async () => {
+    const kb = await createKb(url(), key);
+    const doc = await upload(url(), key, kb.id, uploadForm(notes()));
+    indexFails = true;
+    try {
+      const documentDelete = await call(url(), 'deleteDocument', key, { path: { kb_id: kb.id, document_id: doc.id } });
+      expect(documentDelete).toMatchObject({ status: 502, body: { detail: 'The search index failed to answer the query. The request was counted; please retry.' } });
+      const kbDelete = await call(url(), 'deleteKnowledgeBase', key, { path: { kb_id: kb.id } });
+      expect(kbDelete).toMatchObject({ status: 502, body: { detail: 'The search index failed to answer the query. The request was counted; please retry.' } });
+    } finally {
+      indexFails = false;
+    }
+    expect((await call(url(), 'getDocument', key, { path: { kb_id: kb.id, document_id: doc.id } })).status).toBe(200);
+    expect((await call(url(), 'deleteKnowledgeBase', key, { path: { kb_id: kb.id } })).status).toBe(204);
+  });
+});
