@@ -168,7 +168,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     render(page, 'keys', 'API keys', { keys, error: error?.message }, error ? ERROR_TABLE[error.code].status : 200);
   }
 
-  /** Webhook pages need a plan with webhooks (Pro, Enterprise); the answer names the account's plan. */
+  /** Webhook pages need a plan with webhooks (Pro, Enterprise), except the list and deleting; the answer names the account's plan. */
   async function webhooksPlan(page: Page): Promise<{ allowed: boolean; planName: string }> {
     const plan = (await currentSubscription(page.ctx.state.em, page.session!.accountId, page.now))?.plan;
     return { allowed: plan?.webhooks === true, planName: plan?.name ?? 'no' };
@@ -179,9 +179,10 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     if (!allowed) throw new ForbiddenError(`Webhooks are not included in the ${planName} plan: they are part of the Pro and Enterprise plans.`);
   }
 
+  /** Lists the endpoints on every plan: after a move off webhooks they are still there, to be deleted. */
   async function webhooksPage(page: Page, error?: ServiceError): Promise<void> {
     const plan = await webhooksPlan(page);
-    const endpoints = plan.allowed ? (await listEndpoints(page.ctx.state.em, page.session!.accountId)).map(endpointView) : [];
+    const endpoints = (await listEndpoints(page.ctx.state.em, page.session!.accountId)).map(endpointView);
     render(page, 'webhooks', 'Webhooks', { ...plan, endpoints, eventTypes: WEBHOOK_EVENT_TYPES, error: error?.message }, error ? ERROR_TABLE[error.code].status : 200);
   }
 
@@ -505,9 +506,9 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       },
     },
     {
+      // open on every plan, like the API's deleteWebhookEndpoint
       method: 'POST', path: new RegExp(`^/dashboard/webhooks/(${UUID})/delete$`), signedIn: true,
       run: async (page, match) => {
-        await requireWebhooks(page);
         await deleteEndpoint(page.ctx.state.em, page.session!.accountId, match[1]!);
         redirect(page, '/dashboard/webhooks?done=webhook-deleted');
       },

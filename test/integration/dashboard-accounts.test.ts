@@ -3,6 +3,8 @@ import { request } from 'node:http';
 import { ManualClock } from './support/clock.js';
 import { apiClient, sendRaw } from './support/contract.js';
 import { DashboardBrowser, linkToken, mailTo, uniqueEmail } from './support/dashboard.js';
+import { resetPassword } from '../../src/domain/sign-in/accounts.js';
+import type { Services } from '../../src/services.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 
 // The dashboard's way in, through the real server over a socket, with mail read from the local
@@ -11,9 +13,11 @@ import { startServer, testServices, type TestServer } from './support/server.js'
 
 const clock = new ManualClock(new Date());
 let server: TestServer;
+let services: Services;
 
 beforeAll(async () => {
-  server = await startServer({ clock, services: testServices({}, { SIGN_IN_ATTEMPTS_PER_EMAIL: '3', SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000' }) });
+  services = testServices({}, { SIGN_IN_ATTEMPTS_PER_EMAIL: '3', SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000' });
+  server = await startServer({ clock, services });
 });
 
 describe('sign-up and email verification', () => {
@@ -343,6 +347,26 @@ describe('password reset', () => {
     expect(reused.response.status).toBe(404);
   });
 
+  test('a log-in that checked the old password while the reset happened gets no session that outlives the reset', async () => {
+    const email = uniqueEmail('reset-race');
+    await new DashboardBrowser(server.url).signUp(email, 'the first password');
+    await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
+    const token = await linkToken(email, '/dashboard/reset-password');
+    const attacker = new DashboardBrowser(server.url);
+    let loggingIn: Promise<Response> | undefined;
+    // the person's row is held locked while the attacker's log-in (which has read the old hash by
+    // then) waits to write its session, and the reset is made under that lock: the log-in goes on
+    // only once the reset has committed
+    await server.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('select id from dashboard_user where email = ? for update', [email]);
+      loggingIn = attacker.logIn(email, 'the first password');
+      await waitForLockWaiter();
+      await resetPassword({ em: tx, settings: services.signIn, mailer: services.mailer, clientAddress: '127.0.0.1', now: clock.now() }, { token, password: 'the second password' });
+    });
+    expect((await loggingIn!).status).toBe(401);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'the second password')).status).toBe(200);
+  });
+
   test('a refused new password leaves the link working, in the JSON operation and the form', async () => {
     const email = uniqueEmail('reset-refused');
     await new DashboardBrowser(server.url).signUp(email, 'the first password');
@@ -372,3 +396,15 @@ describe('password reset', () => {
     expect(await mailTo(email)).toEqual([]);
   });
 });
+
+/** Waits until a statement on the dashboard's tables waits for a lock the test holds. */
+async function waitForLockWaiter(): Promise<void> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const [row] = await server.orm.em
+      .fork()
+      .execute<{ waiting: string }[]>("select count(*) as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%dashboard_%'");
+    if (Number(row!.waiting) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the log-in never waited for the locked row');
+}

@@ -11,8 +11,8 @@ import { answer, startReceiver, verified, type Receiver } from './support/webhoo
 
 // The dashboard's webhook pages, as a browser without JavaScript uses them (HTML and form posts
 // with the session cookie and CSRF token): add an endpoint, see its secret once, send a test
-// event, read the delivery log, redeliver, disable, delete; plans without webhooks and other
-// accounts' endpoints are refused. Then in Chromium: the delivery log updates by itself while a
+// event, read the delivery log, redeliver, disable, delete; plans without webhooks only list and
+// delete endpoints, and other accounts' endpoints are refused. Then in Chromium: the delivery log updates by itself while a
 // delivery is on its way.
 
 let receiver: Receiver;
@@ -104,6 +104,32 @@ test("plans without webhooks see why; another account's endpoint is not found", 
   expect((await other.submit(`/dashboard/webhooks/${id}/enabled`, { enabled: 'false' })).status).toBe(404);
   expect((await other.page('/dashboard/webhooks')).html).not.toContain(id);
   expect((await owner.page(`/dashboard/webhooks/${id}`)).html).toContain('enabled');
+});
+
+test('after a move to Free the endpoints are still listed, with a note and a delete button, and the form deletes them', async () => {
+  const browser = await signedIn('pro');
+  const created = await browser.submit('/dashboard/webhooks', { url: receiver.url('/hook/downgraded'), 'event:subscription.updated': 'on' });
+  const id = /\/dashboard\/webhooks\/([0-9a-f-]{36})/.exec(created.html)![1]!;
+  expect((await browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { plan: 'free' } })).response.status).toBe(200);
+
+  const listed = await browser.page('/dashboard/webhooks');
+  expect(listed.status).toBe(200);
+  expect(listed.html).toContain(receiver.url('/hook/downgraded'));
+  expect(listed.html).toContain('Your plan does not include webhooks');
+  expect(listed.html).toContain(`action="/dashboard/webhooks/${id}/delete"`);
+  // nothing else is offered: no form to add one, no test, rotation or endpoint page
+  expect(listed.html).not.toContain('Add an endpoint');
+  for (const action of ['test', 'rotate', 'enabled']) expect(listed.html).not.toContain(`/dashboard/webhooks/${id}/${action}`);
+  expect(listed.html).not.toContain(`href="/dashboard/webhooks/${id}"`);
+  expect((await browser.submit(`/dashboard/webhooks/${id}/rotate`)).status).toBe(403);
+
+  // the form as a browser posts it, with the session's CSRF token; without the token it is refused
+  expect((await browser.submit(`/dashboard/webhooks/${id}/delete`, {}, '')).status).toBe(403);
+  const deleted = await browser.submit(`/dashboard/webhooks/${id}/delete`);
+  expect([deleted.status, deleted.location]).toEqual([303, '/dashboard/webhooks?done=webhook-deleted']);
+  const after = await browser.page('/dashboard/webhooks?done=webhook-deleted');
+  expect(after.html).toContain('The endpoint is deleted.');
+  expect(after.html).not.toContain(receiver.url('/hook/downgraded'));
 });
 
 test('in Chromium, the delivery log updates by itself while a delivery is on its way', async () => {

@@ -102,11 +102,21 @@ export async function logIn(ctx: SignInContext, input: { email: string; password
     ctx.now,
   );
   const user = await ctx.em.findOne(DashboardUser, { email });
+  const wrong = () => new ServiceError('authentication_failed', 'The email address or the password is wrong.');
   // an unknown address costs a hash check too, so timing does not tell which addresses exist
-  const matches = await passwordMatches(user?.passwordHash ?? (await decoyHash()), input.password);
-  if (!user || !matches) throw new ServiceError('authentication_failed', 'The email address or the password is wrong.');
+  const checkedHash = user?.passwordHash;
+  const matches = await passwordMatches(checkedHash ?? (await decoyHash()), input.password);
+  if (!user || !matches) throw wrong();
+  // a reset may land during the hash check: the session is written under the person's row lock,
+  // which the reset's change of hash takes too, and only if the hash is still the one checked, so
+  // a session from the old password is either refused here or ended by the reset
+  const session = await ctx.em.transactional(async (tx) => {
+    const [row] = await tx.execute<{ password_hash: string }[]>('select password_hash from dashboard_user where id = ? for update', [user.id]);
+    if (row?.password_hash !== checkedHash) throw wrong();
+    return startSession(tx, user, ctx.settings, ctx.now);
+  });
   await attemptSucceeded(ctx.em, attempt);
-  return { user, ...(await startSession(ctx.em, user, ctx.settings, ctx.now)) };
+  return { user, ...session };
 }
 
 export async function verifyEmail(ctx: SignInContext, token: string): Promise<DashboardUser> {
@@ -145,10 +155,15 @@ export async function resetPassword(ctx: SignInContext, input: { token: string; 
   checkNewPassword(input.password);
   // a password refused for being the address leaves the link working for a better one
   const user = await redeemEmailToken(ctx.em, input.token, 'reset_password', ctx.now, (owner) => checkNewPassword(input.password, owner.email));
-  user.passwordHash = await hashPassword(input.password);
-  // the link came by mail, so the address is proven
-  user.emailVerifiedAt ??= ctx.now;
-  recordAudit(ctx.em, { accountId: user.account.id, userId: user.id, action: 'password.reset' }, ctx.now);
-  await ctx.em.flush();
-  await endAllSessions(ctx.em, user.id);
+  const passwordHash = await hashPassword(input.password);
+  // the new hash and the end of the sessions commit together; writing the hash takes the row lock
+  // under which a log-in writes its session (see logIn)
+  await ctx.em.transactional(async (tx) => {
+    user.passwordHash = passwordHash;
+    // the link came by mail, so the address is proven
+    user.emailVerifiedAt ??= ctx.now;
+    recordAudit(tx, { accountId: user.account.id, userId: user.id, action: 'password.reset' }, ctx.now);
+    await tx.flush();
+    await endAllSessions(tx, user.id);
+  });
 }
