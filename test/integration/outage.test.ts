@@ -8,7 +8,7 @@ import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
 import { onCleanup } from './support/cleanup.js';
 import { apiClient } from './support/contract.js';
-import { runProcess, STARTUP_DEADLINE_MS } from './support/processes.js';
+import { SCRIPT_DEADLINE_MS, serviceScript, STARTUP_DEADLINE_MS } from './support/processes.js';
 import { connectDatabase, startServer, testServices, type TestServer } from './support/server.js';
 
 // Each dependency gets its own throwaway instance here, so stopping it disturbs no other test. Its
@@ -33,13 +33,7 @@ const env = {
   WEAVIATE_URL: '',
   EMBEDDINGS_BASE_URL: '',
 };
-// the scripts wait for readiness within STARTUP_DEADLINE_MS themselves and report why not; this
-// outer deadline only catches a script that hangs
-const SCRIPT_DEADLINE_MS = 2 * STARTUP_DEADLINE_MS;
-async function script(name: 'postgres' | 'weaviate' | 'embeddings', command: 'start' | 'stop'): Promise<void> {
-  const result = await runProcess('bash', [`scripts/${name}.sh`, command], { env, deadlineMs: SCRIPT_DEADLINE_MS });
-  if (result.status !== 0) throw new Error(`scripts/${name}.sh ${command} failed (${result.status}):\n${result.stderr}`);
-}
+const script = (name: 'postgres' | 'weaviate' | 'embeddings', command: 'start' | 'stop') => serviceScript(name, command, env);
 const databaseUrl = `postgres://postgres@127.0.0.1:${ports.pg}/svc`;
 
 let server: TestServer;

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { resolve } from 'node:path';
-import type { ChunkRecord } from '../../src/domain/ports/search-index.js';
 import { WeaviateSearchIndex } from '../../src/search-index/weaviate.js';
+import { chunkRecord } from './support/chunks.js';
 import { onCleanup } from './support/cleanup.js';
-import { runProcess, STARTUP_DEADLINE_MS } from './support/processes.js';
+import { SCRIPT_DEADLINE_MS, serviceScript, STARTUP_DEADLINE_MS } from './support/processes.js';
 
 // Weaviate removes at most QUERY_MAXIMUM_RESULTS objects per batch delete (10,000 by default).
 // This file starts its own Weaviate with a limit of 50, so a document of a few hundred chunks
@@ -24,12 +24,7 @@ const env = {
   WEAVIATE_URL: '',
   QUERY_MAXIMUM_RESULTS: String(LIMIT),
 };
-// the script waits for readiness within STARTUP_DEADLINE_MS itself; this only catches a hang
-const SCRIPT_DEADLINE_MS = 2 * STARTUP_DEADLINE_MS;
-async function weaviate(command: 'start' | 'stop'): Promise<void> {
-  const result = await runProcess('bash', ['scripts/weaviate.sh', command], { env, deadlineMs: SCRIPT_DEADLINE_MS });
-  if (result.status !== 0) throw new Error(`scripts/weaviate.sh ${command} failed (${result.status}):\n${result.stderr}`);
-}
+const weaviate = (command: 'start' | 'stop') => serviceScript('weaviate', command, env);
 
 let index: WeaviateSearchIndex;
 
@@ -40,21 +35,8 @@ beforeAll(async () => {
   onCleanup(() => index.close());
 }, SCRIPT_DEADLINE_MS + STARTUP_DEADLINE_MS);
 
-const record = (documentId: string, i: number, run: string): ChunkRecord => ({
-  textTerms: `photosynthesis leaf ${i}`,
-  textStems: `photosynthes leaf ${i}`,
-  chunkText: `Chunk ${i} about photosynthesis.`,
-  documentId,
-  documentName: `${documentId}.md`,
-  subject: 'Science',
-  grade: '10',
-  category: 'textbook',
-  language: 'english',
-  year: '',
-  pages: [i + 1],
-  chunkIndex: i,
-  ingestRun: run,
-});
+const record = (documentId: string, i: number, run: string) =>
+  chunkRecord(i, run, { documentId, topic: 'photosynthesis', terms: 'photosynthesis leaf', stems: 'photosynthes leaf' });
 /** Every chunk left that the query matches: all of them, as long as fewer than LIMIT are left. */
 const left = (store: string) => index.search(store, { terms: 'photosynthesis', stems: 'photosynthes', filters: {}, limit: LIMIT });
 const records = (documentId: string, count: number, run: string) => Array.from({ length: count }, (_, i) => record(documentId, i, run));

@@ -4,27 +4,15 @@ import { describe, expect, test } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import type { ChunkRecord, MetadataFilters } from '../../src/domain/ports/search-index.js';
 import { WeaviateSearchIndex } from '../../src/search-index/weaviate.js';
+import { chunkRecord } from './support/chunks.js';
 import { onCleanup } from './support/cleanup.js';
 import { testServices } from './support/server.js';
 
 // The index adapter's promise to the domain: no failure of Weaviate reaches callers raw.
 const services = testServices();
 
-const record = (i: number, run: string): ChunkRecord => ({
-  textTerms: `cell membrane ${i}`,
-  textStems: `cel membran ${i}`,
-  chunkText: `Chunk ${i} about the cell membrane.`,
-  documentId: 'doc_search_index_writes',
-  documentName: 'cells.md',
-  subject: 'Science',
-  grade: '9',
-  category: 'textbook',
-  language: 'english',
-  year: '',
-  pages: [i + 1],
-  chunkIndex: i,
-  ingestRun: run,
-});
+const record = (i: number, run: string) =>
+  chunkRecord(i, run, { documentId: 'doc_search_index_writes', topic: 'the cell membrane', terms: 'cell membrane', stems: 'cel membran' });
 
 async function stored(store: string): Promise<number> {
   const ids: string[] = [];

@@ -127,3 +127,12 @@ export async function waitUntilReady(started: StartedProcess, what: string, read
     await sleep(100);
   }
 }
+
+/** Outer deadline of a service script: the scripts wait for readiness within STARTUP_DEADLINE_MS themselves and say why not; this catches one that hangs. */
+export const SCRIPT_DEADLINE_MS = 2 * STARTUP_DEADLINE_MS;
+
+/** Runs `scripts/<name>.sh start|stop` with `env` (a test's own instance of a service, on its own ports); throws with the script's output when it fails. */
+export async function serviceScript(name: 'postgres' | 'weaviate' | 'embeddings', command: 'start' | 'stop', env: NodeJS.ProcessEnv): Promise<void> {
+  const result = await runProcess('bash', [`scripts/${name}.sh`, command], { env, deadlineMs: SCRIPT_DEADLINE_MS });
+  if (result.status !== 0) throw new Error(`scripts/${name}.sh ${command} failed (${result.status}):\n${result.stderr}`);
+}
