@@ -36,7 +36,7 @@ export async function answerInShape(
   const question: Question = { ...asked, attachments: sent > 0 ? await attachments() : [] };
   const storeId = body.store_id ?? DEFAULT_STORE;
   if (input.eventStream) return { events: eventsOf(streamAnswer(em, services, principal, question, input.signal), storeId) };
-  const result = await answerQuestion(em, services, principal, question);
+  const result = await answerQuestion(em, services, principal, question, input.signal);
   const citations = result.citations.map(toCitation);
   return {
     body: { answer: result.answer, citations, has_citations: citations.length > 0 },

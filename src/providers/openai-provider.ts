@@ -24,14 +24,14 @@ export class OpenAiProvider implements ModelProvider {
     this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, timeout: settings.timeoutMs, maxRetries: 1 });
   }
 
-  async complete(model: Model, messages: ChatMessage[]): Promise<Completion> {
+  async complete(model: Model, messages: ChatMessage[], signal: AbortSignal): Promise<Completion> {
     try {
-      const response = await this.client.chat.completions.create({ model: this.settings.models[model], messages });
+      const response = await this.client.chat.completions.create({ model: this.settings.models[model], messages }, { signal });
       const text = response.choices[0]?.message?.content;
       if (typeof text !== 'string' || text.trim() === '') throw new Error('the provider returned no answer text');
       return { text: text.trim(), promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: response.usage?.completion_tokens ?? 0 };
     } catch (error) {
-      throw new UpstreamError('model provider', { cause: error });
+      throw failure(error, signal);
     }
   }
 

@@ -266,4 +266,22 @@ describe('provider answers as events', () => {
     expect(ended).toBe('closed');
     expect(await logRow(withProvider, requestId)).toMatchObject({ status: 499 });
   });
+
+  test('a client of a JSON answer that goes away stops the provider call too; recorded once, as 499', async () => {
+    // held until the connection closes: only the client going away can end this answer
+    fake.setChat(() => ({ text: 'Magma rises [1].', hold: new Promise<void>(() => undefined) }));
+    const held = fake.held.length;
+    const requestId = randomUUID();
+    const abort = new AbortController();
+    const res = post(withProvider, 'application/json', {}, { requestId, signal: abort.signal }).catch((error: unknown) => error);
+    const deadline = Date.now() + 60_000;
+    while (fake.held.length === held && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    abort.abort();
+    expect(await res).toMatchObject({ name: 'AbortError' });
+
+    expect(fake.held.length).toBe(held + 1);
+    const ended = await Promise.race([fake.held.at(-1)!.ended, new Promise((r) => setTimeout(() => r('still open after 60 s'), 60_000).unref())]);
+    expect(ended).toBe('closed');
+    expect(await logRow(withProvider, requestId)).toMatchObject({ status: 499 });
+  });
 });

@@ -128,9 +128,9 @@ async function gather(em: EntityManager, services: AnsweringServices, principal:
 }
 
 /** The drafted answer and its token counts: provider-reported, else counted as a model would have read and written. */
-async function draft(services: AnsweringServices, principal: Principal, question: Question, material: Material): Promise<Generated> {
+async function draft(services: AnsweringServices, principal: Principal, question: Question, material: Material, signal: AbortSignal): Promise<Generated> {
   const { model, passages, readImages } = material;
-  if (services.provider) return generativeAnswer(services.provider, model, question.text, passages, readImages);
+  if (services.provider) return generativeAnswer(services.provider, model, question.text, passages, readImages, signal);
   const drafted = await answerByMeaning(question.text, passages, material.meaning);
   // counted with a real tokenizer, off the event loop
   const [answerTokens = 0, ...read] = await countTokensOf(services.work, principal.keyId, [drafted.answer, question.text, ...passages.map((p) => p.text)]);
@@ -149,9 +149,10 @@ function usageOf(services: AnsweringServices, { model, readImages, retrievalMode
   return { model, tokens: prompt + completionTokens, costUsd: costUsd(services.prices, model, prompt, completionTokens), retrievalMode };
 }
 
-export async function answerQuestion(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question): Promise<AnswerData> {
+/** The answer to `question`; a caller that goes away (`signal`) stops the provider's work. */
+export async function answerQuestion(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question, signal: AbortSignal): Promise<AnswerData> {
   const material = await gather(em, services, principal, question);
-  const drafted = await draft(services, principal, question, material);
+  const drafted = await draft(services, principal, question, material, signal);
   return {
     answer: `${drafted.answer}${unreadNote(material)}`,
     citations: drafted.used.map((i) => citation(material.passages[i]!)),
@@ -187,7 +188,7 @@ export async function* streamAnswer(
     for (; !step.done; step = await completion.next()) yield { type: 'text', text: step.value };
     ({ promptTokens, completionTokens } = step.value);
   } else {
-    const drafted = await draft(services, principal, question, material);
+    const drafted = await draft(services, principal, question, material, signal);
     yield { type: 'citations', citations: drafted.used.map((i) => citation(passages[i]!)), retrievalMode: material.retrievalMode };
     for (const piece of sentencePieces(drafted.answer)) yield { type: 'text', text: piece };
     ({ promptTokens, completionTokens } = drafted);

@@ -53,12 +53,13 @@ export async function generativeAnswer(
   model: Model,
   question: string,
   passages: Passage[],
-  images: ImageAttachment[] = [],
+  images: ImageAttachment[],
+  signal: AbortSignal,
 ): Promise<Generated> {
   if (!canGenerate(passages, images)) {
     return { answer: nothingFound(detectLanguage(question)), used: [], promptTokens: 0, completionTokens: 0 };
   }
-  const completion = await provider.complete(model, promptFor(question, passages, images));
+  const completion = await provider.complete(model, promptFor(question, passages, images), signal);
   const { answer, used } = renumberCitations(completion.text, passages.length);
   return { answer, used, promptTokens: completion.promptTokens, completionTokens: completion.completionTokens };
 }

@@ -15,7 +15,8 @@ export type CompletionStream = AsyncGenerator<string, Completion, undefined>;
 
 /** What the service needs from a language-model provider. */
 export interface ModelProvider {
-  complete(model: Model, messages: ChatMessage[]): Promise<Completion>;
+  /** A whole completion. Aborting `signal` (the caller went away) stops the provider's work; the call then fails with the signal's reason. */
+  complete(model: Model, messages: ChatMessage[], signal: AbortSignal): Promise<Completion>;
   /**
    * Starts a completion that is read as it is produced. Resolves once the provider has accepted
    * the request, so that a refusal is known before anything is passed on. Aborting `signal`

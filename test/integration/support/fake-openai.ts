@@ -38,16 +38,16 @@ export interface ChatReply {
   pauseMs?: number;
   /** streamed: after this many pieces an error event ends the stream instead of the rest */
   failAfter?: number;
-  /** streamed: the pieces after the first wait until this settles */
+  /** streamed: the pieces after the first wait until this settles; not streamed: the whole answer does */
   hold?: Promise<void>;
 }
 
 export type ChatBehaviour = (request: ChatRequest) => ChatReply;
 
-/** A streamed answer: how its connection ended, once it has. */
+/** A streamed answer, or one held (ChatReply.hold): how its connection ended, once it has. */
 export interface StreamRecord {
   request: ChatRequest;
-  /** 'finished' after [DONE] (or the error event); 'closed' when the caller closed the connection first */
+  /** 'finished' after [DONE] (or the error event) or the held answer; 'closed' when the caller closed the connection first */
   ended: Promise<'finished' | 'closed'>;
 }
 
@@ -55,6 +55,8 @@ export interface FakeOpenAi {
   url: string;
   chatRequests: ChatRequest[];
   streams: StreamRecord[];
+  /** the answers that were not streamed and were held */
+  held: StreamRecord[];
   embeddingRequests: EmbeddingRequest[];
   setChat(behaviour: ChatBehaviour): void;
   close(): Promise<void>;
@@ -128,6 +130,7 @@ async function stream(res: ServerResponse, request: ChatRequest, reply: ChatRepl
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const chatRequests: ChatRequest[] = [];
   const streams: StreamRecord[] = [];
+  const held: StreamRecord[] = [];
   const embeddingRequests: EmbeddingRequest[] = [];
   let behaviour: ChatBehaviour = () => ({ text: 'According to the passages [1].' });
 
@@ -147,6 +150,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
           const ended = stream(res, request, reply);
           streams.push({ request, ended });
           return;
+        }
+        if (reply.hold) {
+          const ended = Promise.race([reply.hold.then(() => 'finished' as const), new Promise<'closed'>((resolve) => res.on('close', () => resolve('closed')))]);
+          held.push({ request, ended });
+          if ((await ended) === 'closed') return;
         }
         return send(res, 200, {
           id: 'chatcmpl-test',
@@ -181,6 +189,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     url: `http://127.0.0.1:${port}/v1`,
     chatRequests,
     streams,
+    held,
     embeddingRequests,
     setChat: (b) => (behaviour = b),
     close,
