@@ -1,20 +1,25 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Orm } from '../db/orm.js';
-import { deliverDue, dispatchEvents, pruneEvents } from '../domain/webhooks/dispatch.js';
+import { dispatchEvents, pruneEvents, startDue } from '../domain/webhooks/dispatch.js';
 import type { Services } from '../services.js';
 
 /**
  * The webhook outbox relay of this process: every `pollMs` it turns new events into deliveries
- * and attempts the due ones (src/domain/webhooks/dispatch.ts). Any number of processes may run
- * one: rows are taken with SKIP LOCKED, and everything it needs is in the database, so events
- * committed by a process that died are delivered by the next one that polls.
+ * and starts the due ones (src/domain/webhooks/dispatch.ts), keeping at most `batch` attempts
+ * under way, one an endpoint; each attempt that ends makes room for the next at once. Any number
+ * of processes may run one: rows are taken with SKIP LOCKED, and everything it needs is in the
+ * database, so events committed by a process that died are delivered by the next one that polls.
  */
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
   private prunedAt = 0;
+  /** the attempts under way, by endpoint */
+  private readonly underWay = new Map<string, Promise<void>>();
+  private filling: Promise<void> | undefined;
+  private fillAgain = false;
 
   constructor(
     private readonly orm: Orm,
@@ -39,7 +44,6 @@ export class WebhookWorker {
   }
 
   private async tick(): Promise<void> {
-    const { network, delivery } = this.services.webhooks;
     try {
       const em = this.orm.em.fork();
       const now = this.clock.now();
@@ -49,10 +53,41 @@ export class WebhookWorker {
         this.prunedAt = now.getTime();
       }
       await dispatchEvents(em, now);
-      // a full batch means more may be due: go on at once
-      while (!this.stopped && (await deliverDue(em.fork(), { network, mailer: this.services.mailer, settings: delivery, now: () => this.clock.now(), log: this.log })) === delivery.batch);
+      await this.fill();
     } catch (error) {
       this.log.warn({ err: error }, 'webhook relay failed; it tries again at its next poll');
+    }
+  }
+
+  /** Starts due attempts in the free places; one fill at a time, and one more when asked meanwhile (an attempt ended). */
+  private fill(): Promise<void> {
+    if (this.filling) {
+      this.fillAgain = true;
+      return this.filling;
+    }
+    this.filling = (async () => {
+      do {
+        this.fillAgain = false;
+        await this.fillOnce();
+      } while (this.fillAgain && !this.stopped);
+    })().finally(() => (this.filling = undefined));
+    return this.filling;
+  }
+
+  private async fillOnce(): Promise<void> {
+    const { network, delivery } = this.services.webhooks;
+    const places = delivery.batch - this.underWay.size;
+    if (this.stopped || places <= 0) return;
+    const deps = { network, mailer: this.services.mailer, settings: delivery, now: () => this.clock.now(), log: this.log };
+    for (const { endpointId, done } of await startDue(this.orm.em.fork(), deps, places, [...this.underWay.keys()])) {
+      this.underWay.set(
+        endpointId,
+        done.finally(() => {
+          this.underWay.delete(endpointId);
+          // its place, and its endpoint's next delivery, may be taken at once
+          if (!this.stopped) this.fill().catch((error: unknown) => this.log.warn({ err: error }, 'webhook relay failed; it tries again at its next poll'));
+        }),
+      );
     }
   }
 
@@ -61,5 +96,7 @@ export class WebhookWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.filling;
+    await Promise.all(this.underWay.values());
   }
 }

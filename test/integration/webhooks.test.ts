@@ -391,6 +391,23 @@ describe('delivery', () => {
     for (const attempt of delivery!.attempts) expect(attempt.response_time_ms).toBeGreaterThanOrEqual(900);
   });
 
+  test("a receiver that never answers holds one place of the relay: another account's delivery goes out beside its backlog", async () => {
+    const slow = await newKey(server.orm, { plan: 'pro' });
+    const other = await newKey(server.orm, { plan: 'pro' });
+    // reads each request and never answers: each attempt ends by the relay's 1 s timeout
+    let slowEnded = 0;
+    const slowPath = receiverPath((_req, res) => void res.on('close', () => slowEnded++));
+    const otherPath = receiverPath();
+    const { endpoint: slowEndpoint } = await createEndpoint(slow.key, slowPath);
+    const { endpoint: otherEndpoint } = await createEndpoint(other.key, otherPath);
+    // a backlog of 25 due deliveries, then one of another account, due after all of them
+    for (let i = 0; i < 25; i++) await sendTest(slow.key, slowEndpoint.id);
+    await sendTest(other.key, otherEndpoint.id);
+    await receiver.waitFor(otherPath, 1, 30_000);
+    // relayed earliest first, ten at a time, the backlog's attempts would all time out first
+    expect(slowEnded).toBeLessThan(10);
+  });
+
   test('after a rotation both secrets verify each event for the grace period', async () => {
     const { key } = await newKey(server.orm, { plan: 'pro' });
     const path = receiverPath();

@@ -19,7 +19,7 @@ export interface DeliverySettings {
   timeoutMs: number;
   /** an endpoint without a success for this long, with a delivery out of attempts, is disabled */
   disableAfterMs: number;
-  /** deliveries attempted at once by one process */
+  /** deliveries attempted at once by one process, at most one an endpoint */
   batch: number;
 }
 
@@ -83,18 +83,40 @@ export async function pruneEvents(em: EntityManager, now: Date): Promise<number>
   return result.affectedRows;
 }
 
+// The earliest due delivery of each endpoint that has one, but those `busy`, earliest first: one
+// endpoint that answers slowly (or never, until the timeout) holds one place of the relay, not
+// all of them, and every other account's deliveries go on beside it.
 const CLAIM = `update webhook_delivery set next_attempt_at = ? where id in (
-    select id from webhook_delivery where state = 'pending' and next_attempt_at <= ? order by next_attempt_at limit ? for update skip locked)
-  returning id`;
+    select d.id from webhook_delivery d where d.id in (
+        select distinct on (endpoint_id) id from webhook_delivery
+          where state = 'pending' and next_attempt_at <= ? and not (endpoint_id = any(?::uuid[]))
+          order by endpoint_id, next_attempt_at)
+      and d.state = 'pending' and d.next_attempt_at <= ?
+      order by d.next_attempt_at limit ? for update skip locked)
+  returning id, endpoint_id`;
 
-/** Takes up to `batch` due deliveries (leased), attempts them at once, and records each outcome; returns how many. */
-export async function deliverDue(em: EntityManager, deps: DeliveryDeps): Promise<number> {
+/** An attempt under way: its endpoint, and the attempt, which settles once its outcome is recorded (or its failure logged). */
+export interface AttemptUnderWay {
+  endpointId: string;
+  done: Promise<void>;
+}
+
+/**
+ * Takes up to `places` due deliveries (leased), at most one an endpoint and none of the endpoints
+ * in `busy`, and starts attempting them; each records its outcome. The caller keeps at most
+ * `settings.batch` under way.
+ */
+export async function startDue(em: EntityManager, deps: DeliveryDeps, places: number, busy: string[]): Promise<AttemptUnderWay[]> {
   const now = deps.now();
   // the lease outlasts one attempt, so that nobody else takes the delivery meanwhile
   const lease = new Date(now.getTime() + deps.settings.timeoutMs + 30_000);
-  const claimed: { id: string }[] = await em.getConnection().execute(CLAIM, [lease, now, deps.settings.batch]);
-  await Promise.all(claimed.map(({ id }) => deliverOne(em.fork(), id, deps)));
-  return claimed.length;
+  // the ids as one array literal: the query builder would spread a list into several values
+  const claimed: { id: string; endpoint_id: string }[] = await em.getConnection().execute(CLAIM, [lease, now, `{${busy.join(',')}}`, now, places]);
+  return claimed.map(({ id, endpoint_id }) => ({
+    endpointId: endpoint_id,
+    // a failure (the database gone mid-attempt) leaves the delivery leased: it is taken again after the lease
+    done: deliverOne(em.fork(), id, deps).catch((error: unknown) => deps.log.warn({ err: error, delivery: id }, 'webhook attempt failed to record; it is taken again after its lease')),
+  }));
 }
 
 async function deliverOne(em: EntityManager, deliveryId: string, deps: DeliveryDeps): Promise<void> {
