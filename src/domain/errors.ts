@@ -130,7 +130,7 @@ export class DependencyUnavailableError extends ServiceError {
 
 const UPSTREAM_MESSAGES = {
   'model provider': 'The model provider failed to answer in time. The request was counted; please retry.',
-  'search index': 'The search index failed to answer the query. The request was counted; please retry.',
+  'search index': 'The search index answered with an error. The request was counted; please retry.',
   'embeddings endpoint': 'The embeddings endpoint answered with an error. Please retry shortly.',
 };
 

@@ -118,9 +118,9 @@ describe('an index that answers a delete with an error', () => {
     indexFails = true;
     try {
       const documentDelete = await call(url(), 'deleteDocument', key, { path: { kb_id: kb.id, document_id: doc.id } });
-      expect(documentDelete).toMatchObject({ status: 502, body: { detail: 'The search index failed to answer the query. The request was counted; please retry.' } });
+      expect(documentDelete).toMatchObject({ status: 502, body: { detail: 'The search index answered with an error. The request was counted; please retry.' } });
       const kbDelete = await call(url(), 'deleteKnowledgeBase', key, { path: { kb_id: kb.id } });
-      expect(kbDelete).toMatchObject({ status: 502, body: { detail: 'The search index failed to answer the query. The request was counted; please retry.' } });
+      expect(kbDelete).toMatchObject({ status: 502, body: { detail: 'The search index answered with an error. The request was counted; please retry.' } });
     } finally {
       indexFails = false;
     }

@@ -43,7 +43,7 @@ describe('WeaviateSearchIndex failures', () => {
     const failure = services.index.search('search-index-test', { terms: 'osmosis', stems: 'osm', filters, limit: 5 });
     await expect(failure).rejects.toMatchObject({
       code: 'upstream_failed',
-      message: 'The search index failed to answer the query. The request was counted; please retry.',
+      message: 'The search index answered with an error. The request was counted; please retry.',
     });
     await expect(failure.catch((error: Error) => String(error.cause))).resolves.toMatch(/colour/);
   });

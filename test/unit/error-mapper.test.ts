@@ -41,7 +41,7 @@ describe('mapError', () => {
     expect(mapError(new UnreadableDocumentError('x.pdf is empty'), 'r')).toEqual({ status: 400, body: { detail: 'x.pdf is empty' } });
     expect(mapError(new UpstreamError('search index'), 'r')).toEqual({
       status: 502,
-      body: { detail: 'The search index failed to answer the query. The request was counted; please retry.' },
+      body: { detail: 'The search index answered with an error. The request was counted; please retry.' },
     });
   });
 
