@@ -28,6 +28,17 @@ describe('settleLineEndHyphens', () => {
     expect(settleLineEndHyphens(placed, placed)).toEqual({ placed, drawn: placed });
   });
 
+  test('puts back a dash alone at a line\'s end, which the reading order drops with the line break', () => {
+    const placed = ['ஒன்பது பிரிவுகள் உள்ளன பாட்னா, திருஹட்\nfrom 1823 9 October; 1823 9 again'];
+    const drawn = ['ஒன்பது பிரிவுகள் உள்ளன -\nபாட்னா, திருஹட்\nfrom 1823 \u2013\n9 October; 1823 9 again'];
+    expect(settleLineEndHyphens(placed, drawn).placed).toEqual(['ஒன்பது பிரிவுகள் உள்ளன -\nபாட்னா, திருஹட்\nfrom 1823 \u2013\n9 October; 1823 9 again']);
+    // a dash the reading order kept, and words that only contain the pair, stay as they are
+    expect(settleLineEndHyphens(['a pause -\nthen more'], ['a pause -\nthen more']).placed).toEqual(['a pause -\nthen more']);
+    expect(settleLineEndHyphens(['xa bx a b'], ['a -\nb']).placed).toEqual(['xa bx a -\nb']);
+    // kept by the reading order: the pair met elsewhere without a dash is another place
+    expect(settleLineEndHyphens(['a -\nb, and a b'], ['a -\nb, and a b']).placed).toEqual(['a -\nb, and a b']);
+  });
+
   test('changes only whole words of the reading order', () => {
     const placed = ['north-northeast, the northeasterly wind'];
     const drawn = ['north-northeast, the north-\neasterly wind'];

@@ -9,6 +9,10 @@
 const SOFT_BREAK = /([\p{L}\p{M}\p{N}])[\u00AD\u2010]+[^\S\n]*\n[^\S\n]*(?=[\p{L}\p{M}\p{N}])/gu;
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const BREAK = /([\p{L}\p{M}\p{N}]+)-\n([\p{L}\p{M}\p{N}]+)/gu;
+// A dash standing alone at a line's end (`1823 -` / `9`, `உள்ளன -` / `பாட்னா,`) hyphenates
+// nothing, but pdftotext's reading order drops it with the line break all the same; the drawn
+// order keeps it, and it is put back between the same two words on the same page.
+const LONE_DASH = /(\S+)[^\S\n]+(\p{Pd})[^\S\n]*\n[^\S\n]*(\S+)/gu;
 
 /** The joined words of the hyphens to keep, each with its hyphenated form. */
 function keptHyphens(placed: string[], drawn: string[]): Map<string, string> {
@@ -30,14 +34,36 @@ function keptHyphens(placed: string[], drawn: string[]): Map<string, string> {
 }
 
 /**
+ * `placed` with each dash that `drawn` has alone at a line's end put back where pdftotext dropped
+ * it: the first place the two words meet without it, unless they meet with it somewhere.
+ */
+function withLoneDashes(placed: string, drawn: string): string {
+  let page = placed;
+  for (const [, before, dash, after] of drawn.matchAll(LONE_DASH)) {
+    if (page.includes(`${before} ${dash}\n${after}`) || page.includes(`${before} ${dash} ${after}`)) continue;
+    const joined = `${before} ${after}`;
+    for (let at = page.indexOf(joined); at !== -1; at = page.indexOf(joined, at + 1)) {
+      const end = at + joined.length;
+      // whole words only
+      if ((at === 0 || /\s/u.test(page[at - 1]!)) && (end === page.length || /\s/u.test(page[end]!))) {
+        page = `${page.slice(0, at)}${before} ${dash}\n${after}${page.slice(end)}`;
+        break;
+      }
+    }
+  }
+  return page;
+}
+
+/**
  * The two readings of a PDF's pages with every line-end hyphen settled alike (above): in `placed`,
- * the words pdftotext joined get their hyphen back where it stays; in `drawn`, the parts are joined,
- * with or without it.
+ * the words pdftotext joined get their hyphen back where it stays, and a dash alone at a line's
+ * end comes back; in `drawn`, the parts are joined, with or without it.
  */
 export function settleLineEndHyphens(placed: string[], drawn: string[]): { placed: string[]; drawn: string[] } {
   const kept = keptHyphens(placed, drawn);
+  const dashed = placed.map((page, i) => withLoneDashes(page, drawn[i] ?? ''));
   return {
-    placed: kept.size === 0 ? placed : placed.map((page) => page.replace(WORD, (word) => kept.get(word) ?? word)),
+    placed: kept.size === 0 ? dashed : dashed.map((page) => page.replace(WORD, (word) => kept.get(word) ?? word)),
     drawn: drawn.map((page) => page.replace(BREAK, (_, before: string, after: string) => kept.get(before + after) ?? before + after)),
   };
 }
