@@ -485,7 +485,14 @@ export type WebhookEvent = InferEntity<typeof WebhookEvent>;
 export const WebhookDelivery = defineEntity({
   name: 'WebhookDelivery',
   tableName: 'webhook_delivery',
-  indexes: [{ properties: ['endpoint', 'createdAt'] }],
+  indexes: [
+    { properties: ['endpoint', 'createdAt'] },
+    // the relay's claim (Migration20261128100000_pending_deliveries_by_endpoint)
+    {
+      name: 'webhook_delivery_pending_by_endpoint_index',
+      expression: `create index "webhook_delivery_pending_by_endpoint_index" on "webhook_delivery" ("endpoint_id", "next_attempt_at") where "state" = 'pending'`,
+    },
+  ],
   properties: {
     id: p.uuid().primary(),
     endpoint: p.manyToOne(WebhookEndpoint).deleteRule('cascade'),

@@ -96,7 +96,8 @@ export class WebhookWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    await this.filling;
+    // a fill that failed was logged by whoever started it; the attempts under way still finish
+    await this.filling?.catch(() => undefined);
     await Promise.all(this.underWay.values());
   }
 }

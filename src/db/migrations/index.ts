@@ -17,6 +17,7 @@ import { Migration20261125000000_window_sequence } from './Migration202611250000
 import { Migration20261126000000_usage_at_admission } from './Migration20261126000000_usage_at_admission.js';
 import { Migration20261127000000_document_timings } from './Migration20261127000000_document_timings.js';
 import { Migration20261128000000_counted_when_logged } from './Migration20261128000000_counted_when_logged.js';
+import { Migration20261128100000_pending_deliveries_by_endpoint } from './Migration20261128100000_pending_deliveries_by_endpoint.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126000000_usage_at_admission', class: Migration20261126000000_usage_at_admission },
   { name: 'Migration20261127000000_document_timings', class: Migration20261127000000_document_timings },
   { name: 'Migration20261128000000_counted_when_logged', class: Migration20261128000000_counted_when_logged },
+  { name: 'Migration20261128100000_pending_deliveries_by_endpoint', class: Migration20261128100000_pending_deliveries_by_endpoint },
 ];

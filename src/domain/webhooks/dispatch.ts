@@ -85,14 +85,15 @@ export async function pruneEvents(em: EntityManager, now: Date): Promise<number>
 
 // The earliest due delivery of each endpoint that has one, but those `busy`, earliest first: one
 // endpoint that answers slowly (or never, until the timeout) holds one place of the relay, not
-// all of them, and every other account's deliveries go on beside it.
+// all of them, and every other account's deliveries go on beside it. Each endpoint costs one probe
+// of the pending deliveries' index (Migration20261128100000), however long its backlog.
 const CLAIM = `update webhook_delivery set next_attempt_at = ? where id in (
-    select d.id from webhook_delivery d where d.id in (
-        select distinct on (endpoint_id) id from webhook_delivery
-          where state = 'pending' and next_attempt_at <= ? and not (endpoint_id = any(?::uuid[]))
-          order by endpoint_id, next_attempt_at)
-      and d.state = 'pending' and d.next_attempt_at <= ?
-      order by d.next_attempt_at limit ? for update skip locked)
+    select d.id from webhook_endpoint e cross join lateral (
+        select id, next_attempt_at from webhook_delivery
+          where endpoint_id = e.id and state = 'pending' and next_attempt_at <= ?
+          order by next_attempt_at limit 1 for update skip locked) d
+      where not (e.id = any(?::uuid[]))
+      order by d.next_attempt_at limit ?)
   returning id, endpoint_id`;
 
 /** An attempt under way: its endpoint, and the attempt, which settles once its outcome is recorded (or its failure logged). */
@@ -111,7 +112,7 @@ export async function startDue(em: EntityManager, deps: DeliveryDeps, places: nu
   // the lease outlasts one attempt, so that nobody else takes the delivery meanwhile
   const lease = new Date(now.getTime() + deps.settings.timeoutMs + 30_000);
   // the ids as one array literal: the query builder would spread a list into several values
-  const claimed: { id: string; endpoint_id: string }[] = await em.getConnection().execute(CLAIM, [lease, now, `{${busy.join(',')}}`, now, places]);
+  const claimed: { id: string; endpoint_id: string }[] = await em.getConnection().execute(CLAIM, [lease, now, `{${busy.join(',')}}`, places]);
   return claimed.map(({ id, endpoint_id }) => ({
     endpointId: endpoint_id,
     // a failure (the database gone mid-attempt) leaves the delivery leased: it is taken again after the lease
