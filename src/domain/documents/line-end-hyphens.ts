@@ -8,11 +8,11 @@
 // other producers keep U+00AD): the word is joined without it.
 const SOFT_BREAK = /([\p{L}\p{M}\p{N}])[\u00AD\u2010]+[^\S\n]*\n[^\S\n]*(?=[\p{L}\p{M}\p{N}])/gu;
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
-const BREAK = /([\p{L}\p{M}\p{N}]+)-\n([\p{L}\p{M}\p{N}]+)/gu;
+const BREAK = /(?<![\p{L}\p{M}\p{N}])([\p{L}\p{M}\p{N}]+)-\n([\p{L}\p{M}\p{N}]+)/gu;
 // A dash standing alone at a line's end (`1823 -` / `9`, `உள்ளன -` / `பாட்னா,`) hyphenates
 // nothing, but pdftotext's reading order drops it with the line break all the same; the drawn
-// order keeps it, and it is put back between the same two words on the same page.
-const LONE_DASH = /(\S+)[^\S\n]+(\p{Pd})[^\S\n]*\n[^\S\n]*(\S+)/gu;
+// order keeps it. The words on either side are whole (anchored: no backtracking along a long run).
+const LONE_DASH = /(?<!\S)(\S+)[^\S\n]+(\p{Pd})[^\S\n]*\n[^\S\n]*(?=(\S+))/gu;
 
 /** The joined words of the hyphens to keep, each with its hyphenated form. */
 function keptHyphens(placed: string[], drawn: string[]): Map<string, string> {
@@ -34,24 +34,39 @@ function keptHyphens(placed: string[], drawn: string[]): Map<string, string> {
 }
 
 /**
- * `placed` with each dash that `drawn` has alone at a line's end put back where pdftotext dropped
- * it: the first place the two words meet without it, unless they meet with it somewhere.
+ * `placed` with the dashes that `drawn` has alone at a line's end put back between their two
+ * words, where the page is sure: the two words meet without a dash exactly as often as `drawn`
+ * has the dash between them, and never with one (then pdftotext kept it, and a meeting without
+ * one is another place). One pass over the page's words.
  */
 function withLoneDashes(placed: string, drawn: string): string {
-  let page = placed;
+  const dashes = new Map<string, { dash: string; count: number }>();
   for (const [, before, dash, after] of drawn.matchAll(LONE_DASH)) {
-    if (page.includes(`${before} ${dash}\n${after}`) || page.includes(`${before} ${dash} ${after}`)) continue;
-    const joined = `${before} ${after}`;
-    for (let at = page.indexOf(joined); at !== -1; at = page.indexOf(joined, at + 1)) {
-      const end = at + joined.length;
-      // whole words only
-      if ((at === 0 || /\s/u.test(page[at - 1]!)) && (end === page.length || /\s/u.test(page[end]!))) {
-        page = `${page.slice(0, at)}${before} ${dash}\n${after}${page.slice(end)}`;
-        break;
-      }
-    }
+    const pair = `${before} ${after}`;
+    const known = dashes.get(pair);
+    // two different dashes between the same words: not sure which goes where
+    dashes.set(pair, { dash: known && known.dash !== dash ? '' : dash!, count: (known?.count ?? 0) + 1 });
   }
-  return page;
+  if (dashes.size === 0) return placed;
+  // words and the spaces between them, alternately
+  const parts = placed.split(/(\s+)/u);
+  const meetings = new Map<string, number[]>();
+  const withDash = new Set<string>();
+  for (let i = 0; i + 2 < parts.length; i += 2) {
+    if (parts[i + 1] === ' ' && dashes.has(`${parts[i]} ${parts[i + 2]}`)) {
+      const pair = `${parts[i]} ${parts[i + 2]}`;
+      const places = meetings.get(pair);
+      if (places) places.push(i + 1);
+      else meetings.set(pair, [i + 1]);
+    }
+    if (i + 4 < parts.length && /^\p{Pd}$/u.test(parts[i + 2]!)) withDash.add(`${parts[i]} ${parts[i + 4]}`);
+  }
+  for (const [pair, places] of meetings) {
+    const { dash, count } = dashes.get(pair)!;
+    if (dash === '' || withDash.has(pair) || places.length !== count) continue;
+    for (const at of places) parts[at] = ` ${dash}\n`;
+  }
+  return parts.join('');
 }
 
 /**
