@@ -19,6 +19,8 @@ import { answer, startReceiver, verified, type Receiver } from './support/webhoo
 
 let receiver: Receiver;
 let server: TestServer;
+/** What the relay logged at warn or above (a failure to record an attempt, say). */
+const relayWarnings: string[] = [];
 
 const ENDPOINTS = '/api/v1/dev/webhooks/endpoints' as const;
 const ENDPOINT = '/api/v1/dev/webhooks/endpoints/{endpoint_id}' as const;
@@ -35,7 +37,7 @@ beforeAll(async () => {
     SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000',
   });
   server = await startServer({ services });
-  const worker = new WebhookWorker(server.orm, services, systemClock, pino({ level: 'silent' }));
+  const worker = new WebhookWorker(server.orm, services, systemClock, pino({ level: 'warn' }, { write: (line: string) => void relayWarnings.push(line) }));
   worker.start();
   onCleanup(() => worker.stop());
 });
@@ -80,6 +82,18 @@ async function settled(key: string, endpointId: string, done: (list: Schemas['We
 /** The dashboard's CSRF header of a signed-in browser. */
 function csrf(browser: DashboardBrowser): { 'X-CSRF-Token': string } {
   return { 'X-CSRF-Token': browser.csrf! };
+}
+
+/** Once a statement matching `query` (an ILIKE pattern) waits for a lock in the test database. */
+async function waitsForLock(query: string, what: string): Promise<void> {
+  for (let waited = 0; ; waited += 50) {
+    const [row] = await server.orm.em.fork().execute<{ waiting: number }[]>(
+      `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike ?`, [query],
+    );
+    if (row!.waiting > 0) return;
+    if (waited > 10_000) throw new Error(`${what} never waited for a lock`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function endpointOf(key: string, endpointId: string) {
@@ -292,14 +306,7 @@ describe('webhook endpoints over the API', () => {
       await server.orm.em.fork().transactional(async (tx) => {
         await tx.execute('select id from webhook_endpoint where id = ? for update', [id]);
         raced = sendRaw(server.url, operation, { key, path });
-        for (let waited = 0; ; waited += 50) {
-          const [row] = await server.orm.em.fork().execute<{ waiting: number }[]>(
-            `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'insert into%webhook_%'`,
-          );
-          if (row!.waiting > 0) break;
-          if (waited > 10_000) throw new Error(`${operation} never waited for the delete`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await waitsForLock('insert into%webhook_%', operation);
         await tx.execute('delete from webhook_endpoint where id = ?', [id]);
       });
       const res = await raced!;
@@ -309,6 +316,34 @@ describe('webhook endpoints over the API', () => {
 });
 
 describe('delivery', () => {
+  test("an endpoint deleted while its attempt's outcome is being recorded answers 204, and the relay neither deadlocks nor fails", async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    let arrived!: () => void;
+    let release!: () => void;
+    const arrival = new Promise<void>((resolve) => { arrived = resolve; });
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    // a failure, so that the record changes the endpoint (failing since) as well as the delivery
+    const path = receiverPath((request, response) => { arrived(); void released.then(() => answer(500, 'down')(request, response)); });
+    const id = (await createEndpoint(key, path)).endpoint.id;
+    const delivery = (await sendTest(key, id)).id;
+    await arrival;
+    const warned = relayWarnings.length;
+    let deleted: ReturnType<typeof sendRaw> | undefined;
+    // the delivery's row held while the relay records its attempt and the delete starts, so that both are under way at once
+    await server.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('select id from webhook_delivery where id = ? for update', [delivery]);
+      release();
+      await waitsForLock('insert into%webhook_attempt%', "the relay's record");
+      deleted = sendRaw(server.url, 'deleteWebhookEndpoint', { key, path: { endpoint_id: id } });
+      await waitsForLock('delete from%webhook_endpoint%', 'the delete');
+    });
+    expect((await deleted!).status).toBe(204);
+    const [left] = await server.orm.em.fork().execute<{ deliveries: number }[]>('select count(*)::int as deliveries from webhook_delivery where endpoint_id = ?', [id]);
+    expect(left!.deliveries).toBe(0);
+    // the delete waited for the relay's record to commit (a deadlock would have ended one of them)
+    expect(relayWarnings.slice(warned)).toEqual([]);
+  });
+
   test('a test event arrives signed (verified by the reference code) and the delivery log shows the attempt with a truncated body', async () => {
     const { key } = await newKey(server.orm, { plan: 'pro' });
     const path = receiverPath(answer(200, 'x'.repeat(3000)));

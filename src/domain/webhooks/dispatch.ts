@@ -139,12 +139,24 @@ async function deliverOne(em: EntityManager, deliveryId: string, deps: DeliveryD
     'webhook-signature': signatureHeader(signingSecrets(endpoint, attemptedAt), delivery.event.id, attemptedAt, body),
   };
   const outcome = await sendAttempt(endpoint.url, deps.network, headers, body, deps.settings.timeoutMs);
-  const disabled = record(em, delivery, outcome, attemptedAt, deps);
-  await em.flush();
-  if (disabled) {
-    deps.log.info({ endpoint: endpoint.id, reason: endpoint.disabledReason }, 'webhook endpoint disabled');
-    if (disabled === 'failing') await mailOwner(em, endpoint, deps);
+  const recorded = await em.transactional((tx) => recordLocked(tx, deliveryId, outcome, attemptedAt, deps));
+  if (recorded?.disabled) {
+    deps.log.info({ endpoint: recorded.endpoint.id, reason: recorded.endpoint.disabledReason }, 'webhook endpoint disabled');
+    if (recorded.disabled === 'failing') await mailOwner(em, recorded.endpoint, deps);
   }
+}
+
+// An endpoint's delete takes its row, then its deliveries' (on delete cascade); the record takes
+// them in that order too: the attempt's insert alone takes the delivery's row, and a record that
+// took it before the endpoint's deadlocked with a delete under way.
+const LOCK_ENDPOINT = `select e.id from webhook_endpoint e join webhook_delivery d on d.endpoint_id = e.id
+  where d.id = ? for no key update of e`;
+
+/** Writes the attempt's outcome under its endpoint's row lock; nothing when the endpoint or the delivery was deleted meanwhile. */
+async function recordLocked(tx: EntityManager, deliveryId: string, outcome: AttemptOutcome, attemptedAt: Date, deps: DeliveryDeps) {
+  if (!(await tx.execute(LOCK_ENDPOINT, [deliveryId])).length) return null;
+  const delivery = await tx.findOneOrFail(WebhookDelivery, { id: deliveryId }, { populate: ['endpoint'], refresh: true });
+  return { endpoint: delivery.endpoint, disabled: record(tx, delivery, outcome, attemptedAt, deps) };
 }
 
 /** Writes the attempt and what follows from it; returns why the endpoint was disabled, if it was. */
