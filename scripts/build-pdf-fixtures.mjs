@@ -30,7 +30,9 @@
 // word ending in ා into the next, and libreoffice-fallback-lklug-sinhala.pdf, LibreOffice's, whose
 // word boxes run words together over spaces drawn apart from them, and
 // chromium-fallback-lklug-history-sinhala.pdf (text sinhala-history.txt), a page of another source
-// in the same fonts whose text shows no sign of the words run together.
+// in the same fonts whose text shows no sign of the words run together; and
+// libreoffice-numerals-sinhala.pdf (text sinhala-numerals.txt), LibreOffice's pages of another
+// Sinhala source with numerals drawn a gap apart from their suffixes (70කට).
 // The PDFs are committed, so tests need none of the producers. Requirements (Debian):
 //   apt-get install chromium libreoffice-writer-nogui pango1.0-tools poppler-utils fonts-noto-core fonts-lklug-sinhala fonts-dejavu-core ghostscript
 // and Typst's compiler as a Python module (PyPI), for the python3 on the PATH or $TYPST_PYTHON:
@@ -242,6 +244,15 @@ try {
   writeFileSync(ictHtml, html(ictPages, ict));
   libreoffice(ictHtml, path.join(OUT, 'libreoffice-serif-ict-tamil.pdf'), work);
   console.log('libreoffice-serif-ict-tamil.pdf: a page of another Tamil source in Noto Serif Tamil by libreoffice, whose byte 32 is a letter the ToUnicode leaves out');
+  // LibreOffice sets a numeral in the Latin font and the suffix after it in the Sinhala font, a
+  // gap apart with no space drawn (සියයට 70කට), where poppler parts the words
+  const numerals = { ...LANGUAGES.sinhala, source: 'grade7-science-water-cycle-si.md', pages: [1, 4] };
+  const numeralPages = pagesOf(numerals);
+  writeFileSync(path.join(OUT, 'sinhala-numerals.txt'), numeralPages.map((p, i) => `--- PAGE ${i + 1} ---\n${p.join('\n')}\n`).join(''));
+  const numeralsHtml = path.join(work, 'sinhala-numerals.html');
+  writeFileSync(numeralsHtml, html(numeralPages, numerals));
+  libreoffice(numeralsHtml, path.join(OUT, 'libreoffice-numerals-sinhala.pdf'), work);
+  console.log('libreoffice-numerals-sinhala.pdf: pages of another Sinhala source by libreoffice, whose numerals are drawn apart from their suffixes');
   // a file that opens only with a password, for the refusal that says so
   const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
   libreoffice(path.join(work, 'english.html'), path.join(OUT, 'password-protected.pdf'), work, `pdf:writer_pdf_Export:${JSON.stringify(encrypt)}`);

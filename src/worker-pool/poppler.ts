@@ -9,7 +9,9 @@ import {
   embedsLklug,
   hasSinhalaOrTamil,
   joinWords,
+  numeralBeforeWord,
   runsWordsTogether,
+  setsNumeralsApart,
   spacedWordPairs,
   splitWords,
   type DrawnGlyph,
@@ -207,13 +209,14 @@ const NO_PAIRS: PagePairs = { broken: new Map(), spaced: new Map() };
  * broken before their last letter, and on the pages whose two readings differ in their words.
  * Other files cost nothing more.
  */
-async function mendWords(bytes: Uint8Array, placed: string[], drawn: string[], fonts: string[], limits: ToolLimits): Promise<[string[], string[]]> {
+async function mendWords(bytes: Uint8Array, placed: string[], drawn: string[], { fonts, producer }: { fonts: string[]; producer: string | undefined }, limits: ToolLimits): Promise<[string[], string[]]> {
   const pagesWith = (test: (page: string) => boolean) => placed.flatMap((page, i) => (test(page) || test(drawn[i] ?? '') ? [i + 1] : []));
   // worked out once, for the two file-wide looks that take every Sinhala and Tamil page
   let scriptPages: number[] | undefined;
   const sinhalaOrTamilPages = () => (scriptPages ??= pagesWith(hasSinhalaOrTamil));
   const runTogether = embedsLklug(fonts) || runsWordsTogether(placed) || runsWordsTogether(drawn) ? sinhalaOrTamilPages() : [];
-  const glyphPages = [...new Set([...pagesWith(breaksAfterMarks), ...runTogether])].sort((x, y) => x - y);
+  const numerals = setsNumeralsApart(producer) ? pagesWith(numeralBeforeWord) : [];
+  const glyphPages = [...new Set([...pagesWith(breaksAfterMarks), ...runTogether, ...numerals])].sort((x, y) => x - y);
   const wholeFile = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? sinhalaOrTamilPages() : [];
   const differ = placed.flatMap((page, i) => (readingsDiffer(page, drawn[i] ?? '') ? [i + 1] : []));
   const looked = [...new Set([...glyphPages, ...wholeFile, ...differ])].sort((x, y) => x - y);
@@ -247,10 +250,11 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   // each page ends with a form feed
   const [placed, drawn] = await bothReadings(['-enc', 'UTF-8', '-l', String(pages), '-', '-'], bytes, limits);
   const asPages = (text: string) => text.split('\f').slice(0, pages);
-  const [placedPages, drawnPages] = await mendWords(bytes, asPages(placed), asPages(drawn), fonts, limits);
+  const producer = /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim();
+  const [placedPages, drawnPages] = await mendWords(bytes, asPages(placed), asPages(drawn), { fonts, producer }, limits);
   const settled = settleLineEndHyphens(finishPdfPages(placedPages), finishPdfPages(drawnPages));
   const read = chooseReadingOrder(settled.placed, settled.drawn);
-  const problem = textLayerProblem(read, /^Producer:\s+(.+)$/m.exec(info)?.[1]?.trim());
+  const problem = textLayerProblem(read, producer);
   if (problem) throw new Error(problem);
   return read;
 }

@@ -195,6 +195,23 @@ describe('fonts and tools that break words or the text layer', () => {
     expect(service).toBeGreaterThanOrEqual(0.995);
   });
 
+  // LibreOffice sets a numeral in the Latin font and its Sinhala suffix in Noto Sans Sinhala a gap
+  // apart, with no space drawn (සියයට 70කට), which pdftotext parts; a numeral with a space drawn
+  // after it (7 ශ්‍රේණිය; 1750 ත් in libreoffice-sinhala.pdf) stays apart
+  test('Sinhala by LibreOffice with numerals set apart from their suffixes: each suffix joined to its numeral, a numeral and the next word kept apart', async () => {
+    const file = 'libreoffice-numerals-sinhala.pdf';
+    const text = splitMarkedText(readFileSync(new URL('sinhala-numerals.txt', FIXTURES), 'utf8')).map((p) => p.text);
+    const pages = await read(file);
+    const service = wordAccuracy(text, pages);
+    const before = wordAccuracy(text, await repaired(pdftotext())(fileURLToPath(new URL(file, FIXTURES)), new Uint8Array()));
+    console.log(`${file}: ${service.toFixed(3)} of words exactly right; ${before.toFixed(3)} by pdftotext alone`);
+    expect(before).toBeLessThan(0.98);
+    expect(service).toBeGreaterThanOrEqual(0.995);
+    for (const word of ['70කට', '97ක්', '335ක්', '7 ශ්‍රේණිය']) expect([word, pages.join('\n').includes(word)]).toEqual([word, true]);
+    const monsoons = (await read('libreoffice-sinhala.pdf')).join('\n');
+    expect(monsoons).toContain('1750 ත් 2500 ත්');
+  });
+
   // cairo places LKLUG's glyphs further along than the widths the file declares for them, and
   // poppler breaks words there (බැවි න්, වර්ෂාව ක්); in a document set in a Latin font whose Sinhala
   // falls back to LKLUG, LKLUG declares ා wider than Chromium draws it, and poppler runs a word

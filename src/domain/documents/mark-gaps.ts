@@ -24,6 +24,10 @@ import { SINHALA_OR_TAMIL } from '../text/scripts.js';
 //   and its word boxes run them together too: the glyphs' text on either side of a space tells
 //   the words, lined up with poppler's where pdf.js maps some glyphs otherwise (LibreOffice gives
 //   a cluster's text as ActualText, which poppler reads and pdf.js's operator list does not).
+// - LibreOffice sets a numeral in the Latin font and a Sinhala or Tamil suffix after it in the
+//   script's font, a gap apart (a sixth of the line's height) with no space drawn, and poppler
+//   parts the words there (70 කට, 20 வது for 70කට, 20வது). Correct text has a space there as
+//   often (7 ශ්‍රේණිය, 1750 ත්), which LibreOffice draws as a glyph like every other space.
 
 /** Whether each place a page has a pair of words ("first second") is one word, in poppler's order. */
 export type WordPairs = Map<string, boolean[]>;
@@ -48,6 +52,10 @@ export interface DrawnGlyph {
 
 const VIRAMA = /[\u0BCD\u0DCA]/gu;
 const ENDS_IN_SINHALA_OR_TAMIL = /[\u0B80-\u0BFF\u0D80-\u0DFF]$/u;
+const ENDS_IN_NUMERAL = /\p{Nd}$/u;
+const STARTS_IN_SINHALA_OR_TAMIL = /^[\u0B80-\u0BFF\u0D80-\u0DFF]/u;
+/** A numeral, then a Sinhala or Tamil word: a suffix set apart from its numeral (above), or a word after it. */
+const NUMERAL_BEFORE_WORD = /\p{Nd} [\u0B80-\u0BFF\u0D80-\u0DFF]/u;
 /** A word that goes on from a Sinhala or Tamil word: more of it, or punctuation (විද්‍යාව :). */
 const GOES_ON_SINHALA_OR_TAMIL = /^[\u0B80-\u0BFF\u0D80-\u0DFF\p{P}]/u;
 const VIRAMA_BEFORE_WORD = /[\u0BCD\u0DCA](?= \p{L})/gu;
@@ -74,6 +82,8 @@ const MIN_SHARE_BEFORE_SPACE = 0.45;
 const NEAR_PLACE = 0.1;
 /** The widest gap inside a word, as a share of the line's height; a space is at least 0.2 em, about 0.13 of it. */
 const SAME_WORD = 0.05;
+/** The widest gap between a numeral and its suffix (above) where the line draws its spaces as glyphs. */
+const NUMERAL_SUFFIX_GAP = 0.25;
 
 /**
  * A consonant with its virama alone after a Sinhala or Tamil word: the end of a word broken off
@@ -109,6 +119,17 @@ const MIN_VOWELS_INSIDE = 2;
  * a subset's tag (`ABCDEF+LKLUG`).
  */
 export const embedsLklug = (fonts: string[]): boolean => fonts.some((name) => /^(?:[A-Z]{6}\+)?LKLUG(?:$|[-,])/.test(name));
+
+/**
+ * Whether a file's producer sets a numeral apart from its suffix (LibreOffice, above; the name
+ * OpenOffice's descendants give in the file's information). Only its pages with a numeral before a
+ * Sinhala or Tamil word (numeralBeforeWord) are looked at: a look at a page's glyphs costs three
+ * times what reading its text does.
+ */
+export const setsNumeralsApart = (producer: string | undefined): boolean => /^(?:LibreOffice|OpenOffice)/.test(producer ?? '');
+
+/** Whether a page's text has a numeral and then a Sinhala or Tamil word, a space apart. */
+export const numeralBeforeWord = (page: string): boolean => NUMERAL_BEFORE_WORD.test(page);
 
 /** Whether a page's text has Sinhala or Tamil, whose fonts' glyphs are moved about (above). */
 export const hasSinhalaOrTamil = (page: string): boolean => SINHALA_OR_TAMIL.test(page);
@@ -159,7 +180,8 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
     const height = a.yMax - a.yMin;
     const marked = ENDS_IN_MARK.test(a.text);
     const sinhalaOrTamil = ENDS_IN_SINHALA_OR_TAMIL.test(a.text) && GOES_ON_SINHALA_OR_TAMIL.test(b.text);
-    if (!(marked || sinhalaOrTamil)) continue;
+    const numeral = ENDS_IN_NUMERAL.test(a.text) && STARTS_IN_SINHALA_OR_TAMIL.test(b.text);
+    if (!(marked || sinhalaOrTamil || numeral)) continue;
     // a mark alone is LibreOffice's or cairo's, whose glyph widths pdf.js gets wrong: it is one
     // word with the next only drawn inside the word before it
     const alone = ONLY_MARKS.test(a.text);
@@ -173,7 +195,7 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
       sameLine(a, b) &&
       near &&
       end !== undefined &&
-      (b.xMin - end <= SAME_WORD * height || (marked && !alone && spannedByGlyph(a, b, drawnOn(a)))) &&
+      (numeral ? suffixApart(a, b, drawnOn(a)) : b.xMin - end <= SAME_WORD * height || (marked && !alone && spannedByGlyph(a, b, drawnOn(a)))) &&
       !spaceBefore(a, b, drawnOn(a));
     addPlace(pairs, `${a.text} ${b.text}`, oneWord);
   }
@@ -337,20 +359,32 @@ function onLine<T extends { y: number }>(items: T[]): (word: WordBox) => T[] {
   };
 }
 
+/** Whether a space glyph is drawn in the gap between `a` and `b` (its middle there). */
+function spaceInGap(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
+  const slack = SAME_WORD * (a.yMax - a.yMin);
+  return line.some((glyph) => glyph.space && glyph.x + glyph.width / 2 >= a.xMax - slack && glyph.x + glyph.width / 2 <= b.xMin + slack);
+}
+
 /**
  * Whether a glyph drawn on the line of `a` starts before the gap, reaches across it and ends where
  * `b` starts (the letter that the mark was moved back onto), and no space glyph is drawn in the gap.
  */
 function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
   const height = a.yMax - a.yMin;
-  const inGap = (glyph: DrawnGlyph) => glyph.x + glyph.width / 2 >= a.xMax - SAME_WORD * height && glyph.x + glyph.width / 2 <= b.xMin + SAME_WORD * height;
   return (
     line.some(
       (glyph) =>
         !glyph.space && glyph.x < a.xMax && glyph.x + glyph.width > a.xMax + SAME_WORD * height && Math.abs(glyph.x + glyph.width - b.xMin) <= NEAR_PLACE * height,
-    ) &&
-    !line.some((glyph) => glyph.space && inGap(glyph))
+    ) && !spaceInGap(a, b, line)
   );
+}
+
+/**
+ * Whether `b`, after the numeral `a`, is its suffix set apart (LibreOffice, above): the line draws
+ * its spaces as glyphs, none in the gap, and the gap is narrower than NUMERAL_SUFFIX_GAP.
+ */
+function suffixApart(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
+  return b.xMin - a.xMax <= NUMERAL_SUFFIX_GAP * (a.yMax - a.yMin) && line.some((glyph) => glyph.space) && !spaceInGap(a, b, line);
 }
 
 /**
