@@ -143,6 +143,15 @@ function libreoffice(htmlFile, out, work, filter = 'pdf:writer_pdf_Export') {
   writeFileSync(out, readFileSync(path.join(dir, path.basename(htmlFile).replace(/\.html$/, '.pdf'))));
 }
 
+/** Pages of another source than the language's: their text written as `textName` beside the PDFs, and the HTML file the producers print. */
+function otherSource(spec, textName, work) {
+  const pages = pagesOf(spec);
+  writeFileSync(path.join(OUT, textName), pages.map((p, i) => `--- PAGE ${i + 1} ---\n${p.join('\n')}\n`).join(''));
+  const htmlFile = path.join(work, textName.replace(/\.txt$/, '.html'));
+  writeFileSync(htmlFile, html(pages, spec));
+  return htmlFile;
+}
+
 function ghostscript(input, out) {
   run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-sOutputFile=${out}`, input]);
 }
@@ -224,11 +233,7 @@ try {
   // a page of another source whose text shows no sign of the words run together after ා, and
   // whose word boxes reach over the next word's first letter
   const history = { ...fallback, source: 'grade10-history-polonnaruwa-si.md', pages: [3] };
-  const historyPages = pagesOf(history);
-  writeFileSync(path.join(OUT, 'sinhala-history.txt'), historyPages.map((p, i) => `--- PAGE ${i + 1} ---\n${p.join('\n')}\n`).join(''));
-  const historyHtml = path.join(work, 'sinhala-history-fallback-lklug.html');
-  writeFileSync(historyHtml, html(historyPages, history));
-  chromium(historyHtml, path.join(OUT, 'chromium-fallback-lklug-history-sinhala.pdf'));
+  chromium(otherSource(history, 'sinhala-history.txt', work), path.join(OUT, 'chromium-fallback-lklug-history-sinhala.pdf'));
   console.log('chromium-fallback-lklug-history-sinhala.pdf: a page of another Sinhala source set in DejaVu Sans, falling back to LKLUG, by chromium');
   const serifJustifiedHtml = path.join(work, 'tamil-serif-justified.html');
   writeFileSync(serifJustifiedHtml, html(tamilPages, serifTamil, LAYOUTS.justified));
@@ -238,20 +243,12 @@ try {
   // ToUnicode, and numbers the subset's glyphs from 1: on this page byte 32 draws such a letter,
   // which pdf.js gives the byte's own character, a space
   const ict = { ...serifTamil, source: 'grade11-ict-model-paper-ta.md', pages: [3] };
-  const ictPages = pagesOf(ict);
-  writeFileSync(path.join(OUT, 'tamil-ict.txt'), ictPages.map((p, i) => `--- PAGE ${i + 1} ---\n${p.join('\n')}\n`).join(''));
-  const ictHtml = path.join(work, 'tamil-ict-serif.html');
-  writeFileSync(ictHtml, html(ictPages, ict));
-  libreoffice(ictHtml, path.join(OUT, 'libreoffice-serif-ict-tamil.pdf'), work);
+  libreoffice(otherSource(ict, 'tamil-ict.txt', work), path.join(OUT, 'libreoffice-serif-ict-tamil.pdf'), work);
   console.log('libreoffice-serif-ict-tamil.pdf: a page of another Tamil source in Noto Serif Tamil by libreoffice, whose byte 32 is a letter the ToUnicode leaves out');
   // LibreOffice sets a numeral in the Latin font and the suffix after it in the Sinhala font, a
   // gap apart with no space drawn (සියයට 70කට), where poppler parts the words
   const numerals = { ...LANGUAGES.sinhala, source: 'grade7-science-water-cycle-si.md', pages: [1, 4] };
-  const numeralPages = pagesOf(numerals);
-  writeFileSync(path.join(OUT, 'sinhala-numerals.txt'), numeralPages.map((p, i) => `--- PAGE ${i + 1} ---\n${p.join('\n')}\n`).join(''));
-  const numeralsHtml = path.join(work, 'sinhala-numerals.html');
-  writeFileSync(numeralsHtml, html(numeralPages, numerals));
-  libreoffice(numeralsHtml, path.join(OUT, 'libreoffice-numerals-sinhala.pdf'), work);
+  libreoffice(otherSource(numerals, 'sinhala-numerals.txt', work), path.join(OUT, 'libreoffice-numerals-sinhala.pdf'), work);
   console.log('libreoffice-numerals-sinhala.pdf: pages of another Sinhala source by libreoffice, whose numerals are drawn apart from their suffixes');
   // a file that opens only with a password, for the refusal that says so
   const encrypt = { EncryptFile: { type: 'boolean', value: 'true' }, DocumentOpenPassword: { type: 'string', value: 'fixture' } };
