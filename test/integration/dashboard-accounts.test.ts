@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { ManualClock } from './support/clock.js';
 import { apiClient, sendRaw } from './support/contract.js';
 import { DashboardBrowser, linkToken, mailTo, uniqueEmail } from './support/dashboard.js';
+import { waitsForLock } from './support/locks.js';
 import { resetPassword } from '../../src/domain/sign-in/accounts.js';
 import type { Services } from '../../src/services.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
@@ -360,7 +361,7 @@ describe('password reset', () => {
     await server.orm.em.fork().transactional(async (tx) => {
       await tx.execute('select id from dashboard_user where email = ? for update', [email]);
       loggingIn = attacker.logIn(email, 'the first password');
-      await waitForLockWaiter();
+      await waitsForLock(server.orm, '%dashboard_%', 'the log-in');
       await resetPassword({ em: tx, settings: services.signIn, mailer: services.mailer, clientAddress: '127.0.0.1', now: clock.now() }, { token, password: 'the second password' });
     });
     expect((await loggingIn!).status).toBe(401);
@@ -397,14 +398,3 @@ describe('password reset', () => {
   });
 });
 
-/** Waits until a statement on the dashboard's tables waits for a lock the test holds. */
-async function waitForLockWaiter(): Promise<void> {
-  for (let tries = 0; tries < 200; tries += 1) {
-    const [row] = await server.orm.em
-      .fork()
-      .execute<{ waiting: string }[]>("select count(*) as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%dashboard_%'");
-    if (Number(row!.waiting) > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('the log-in never waited for the locked row');
-}

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Store } from '../../src/db/entities.js';
 import { UpstreamError } from '../../src/domain/errors.js';
 import { indexDocumentRun } from '../../src/domain/ingestion/ingest.js';
@@ -7,6 +6,7 @@ import { markDocumentReady } from '../../src/domain/knowledge-bases/document-sta
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
 import { sendRaw, type Schemas } from './support/contract.js';
+import { waitsForLock } from './support/locks.js';
 import { call, createKb, NOTES_METADATA, storagePlan, upload, uploadForm } from './support/knowledge-bases.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 
@@ -95,14 +95,7 @@ describe('an upload meeting the delete of its knowledge base', () => {
     await em.transactional(async (tx) => {
       await tx.execute('select id from store where id = ? for update', [kb.id]);
       uploaded = call(url(), 'uploadDocument', key, { path: { kb_id: kb.id }, form: uploadForm(notes()) });
-      for (let waited = 0; ; waited += 50) {
-        const [row] = await server.orm.em.fork().execute<{ waiting: number }[]>(
-          "select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-        );
-        if (row!.waiting > 0) break;
-        if (waited > 10_000) throw new Error('the upload never waited for the delete');
-        await sleep(50);
-      }
+      await waitsForLock(server.orm, '%', 'the upload');
       await tx.nativeDelete(Store, { id: kb.id });
     });
     const res = await uploaded!;

@@ -9,6 +9,7 @@ import { newKey, newPlan } from './support/accounts.js';
 import { onCleanup } from './support/cleanup.js';
 import { apiClient, sendRaw, type Schemas } from './support/contract.js';
 import { DashboardBrowser, mailTo, uniqueEmail } from './support/dashboard.js';
+import { waitsForLock } from './support/locks.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 import { answer, startReceiver, verified, type Receiver } from './support/webhook-receiver.js';
 
@@ -82,18 +83,6 @@ async function settled(key: string, endpointId: string, done: (list: Schemas['We
 /** The dashboard's CSRF header of a signed-in browser. */
 function csrf(browser: DashboardBrowser): { 'X-CSRF-Token': string } {
   return { 'X-CSRF-Token': browser.csrf! };
-}
-
-/** Once a statement matching `query` (an ILIKE pattern) waits for a lock in the test database. */
-async function waitsForLock(query: string, what: string): Promise<void> {
-  for (let waited = 0; ; waited += 50) {
-    const [row] = await server.orm.em.fork().execute<{ waiting: number }[]>(
-      `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike ?`, [query],
-    );
-    if (row!.waiting > 0) return;
-    if (waited > 10_000) throw new Error(`${what} never waited for a lock`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function endpointOf(key: string, endpointId: string) {
@@ -306,7 +295,7 @@ describe('webhook endpoints over the API', () => {
       await server.orm.em.fork().transactional(async (tx) => {
         await tx.execute('select id from webhook_endpoint where id = ? for update', [id]);
         raced = sendRaw(server.url, operation, { key, path });
-        await waitsForLock('insert into%webhook_%', operation);
+        await waitsForLock(server.orm, 'insert into%webhook_%', operation);
         await tx.execute('delete from webhook_endpoint where id = ?', [id]);
       });
       const res = await raced!;
@@ -333,9 +322,9 @@ describe('delivery', () => {
     await server.orm.em.fork().transactional(async (tx) => {
       await tx.execute('select id from webhook_delivery where id = ? for update', [delivery]);
       release();
-      await waitsForLock('insert into%webhook_attempt%', "the relay's record");
+      await waitsForLock(server.orm, 'insert into%webhook_attempt%', "the relay's record");
       deleted = sendRaw(server.url, 'deleteWebhookEndpoint', { key, path: { endpoint_id: id } });
-      await waitsForLock('delete from%webhook_endpoint%', 'the delete');
+      await waitsForLock(server.orm, 'delete from%webhook_endpoint%', 'the delete');
     });
     expect((await deleted!).status).toBe(204);
     const [left] = await server.orm.em.fork().execute<{ deliveries: number }[]>('select count(*)::int as deliveries from webhook_delivery where endpoint_id = ?', [id]);
