@@ -69,9 +69,16 @@ export async function dispatchEvents(em: EntityManager, now: Date): Promise<numb
   return result.affectedRows;
 }
 
-/** dispatchEvents for one account's events (up to 200 of them), before its plan changes. */
+/**
+ * dispatchEvents for one account's events (up to 200 of them), before its plan changes. Its
+ * endpoints' rows are taken first (key share): a delete under way is waited for, and the fan-out
+ * then no longer sees that endpoint. Before, it inserted a delivery for it, whose foreign key
+ * failed once the delete committed, and the plan change answered 500.
+ */
 export async function dispatchAccountEvents(em: EntityManager, accountId: string, now: Date): Promise<void> {
-  await em.getConnection().execute(FAN_OUT_ACCOUNT, [accountId, now, now, ALWAYS_SENT, now, now, now], 'run', em.getTransactionContext());
+  const connection = em.getConnection();
+  await connection.execute('select id from webhook_endpoint where account_id = ? for key share', [accountId], 'all', em.getTransactionContext());
+  await connection.execute(FAN_OUT_ACCOUNT, [accountId, now, now, ALWAYS_SENT, now, now, now], 'run', em.getTransactionContext());
 }
 
 /** How long events, their deliveries and attempts are kept (the contract's delivery log). */
