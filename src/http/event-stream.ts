@@ -37,7 +37,8 @@ function send(res: ServerResponse, text: string): Promise<void> {
  * documented status and JSON body (the error mapper answers it). After that a failure becomes a
  * final `error` event with the body its JSON response would have, and the request log gets that
  * failure's status; a client that goes away is recorded as 499 (the signal has already stopped
- * the work for it). The events' return value, the request's usage, goes into the request log.
+ * the work for it). The events' return value, the request's usage, goes into the request log
+ * before the stream ends.
  */
 export async function sendEventStream(
   ctx: Ctx,
@@ -79,6 +80,8 @@ export async function sendEventStream(
       await send(res, frame('error', mapped.body));
     }
   } finally {
+    // the outcome first: a client that reads /usage once the stream ends sees the answer's tokens
+    await ctx.state.recordOutcome();
     res.end();
   }
 }

@@ -27,21 +27,28 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
     let em: EntityManager | undefined;
     Object.defineProperty(ctx.state, 'em', { get: () => (em ??= orm.em.fork()), configurable: true });
     ctx.set('X-Request-Id', requestId);
+    let recorded: Promise<void> | undefined;
+    const recordOutcome = () => {
+      const { logId, finalStatus, usage } = ctx.state;
+      if (!logId) return Promise.resolve();
+      const status = finalStatus ?? ctx.status;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      // the request already counts (its row was written at admission); only a query, which
+      // reports what it used, waits for its outcome, so that the caller's next GET /usage sees
+      // its tokens
+      const awaited = usage !== undefined;
+      const written = inFlight.finish(logId, { status, durationMs, ...usage }, awaited).catch((error: unknown) => {
+        ctx.state.log.warn({ err: error }, 'could not record the request outcome');
+      });
+      return awaited ? written : Promise.resolve();
+    };
+    ctx.state.recordOutcome = () => (recorded ??= recordOutcome());
     try {
       await next();
     } finally {
+      await ctx.state.recordOutcome();
       const status = ctx.state.finalStatus ?? ctx.status;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      if (ctx.state.logId) {
-        // the request already counts (its row was written at admission); only a query, which
-        // reports what it used, waits for its outcome, so that the caller's next GET /usage sees
-        // its tokens
-        const awaited = ctx.state.usage !== undefined;
-        const written = inFlight.finish(ctx.state.logId, { status, durationMs, ...ctx.state.usage }, awaited).catch((error: unknown) => {
-          ctx.state.log.warn({ err: error }, 'could not record the request outcome');
-        });
-        if (awaited) await written;
-      }
       ctx.state.log.info(
         {
           method: ctx.method,

@@ -26,4 +26,9 @@ export interface AppState {
   finalStatus?: number;
   /** Model and token use reported by the handler, recorded with the outcome. */
   usage?: { model?: string; tokens?: number; costUsd?: number; storeId?: string };
+  /**
+   * Records the outcome of an admitted request (once; later calls wait for the same write). An
+   * event stream calls it before its end, as a JSON response is sent only after it.
+   */
+  recordOutcome: () => Promise<void>;
 }

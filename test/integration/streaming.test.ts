@@ -7,6 +7,7 @@ import { newKey } from './support/accounts.js';
 import { apiClient, expectDocumented, sendRaw, type Schemas } from './support/contract.js';
 import { EventReader, type SseEvent } from './support/event-stream.js';
 import { messageText, startFakeOpenAi, type FakeOpenAi } from './support/fake-openai.js';
+import { waitsForLock } from './support/locks.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 
 // Answers as Server-Sent Events (Accept: text/event-stream), from the offline answerer and from a
@@ -209,6 +210,33 @@ describe('provider answers as events', () => {
     expect(row).toMatchObject({ status: 200, model: 'svcai-fast', tokens: reported });
     expect(rest.at(-1)!.data).toMatch(/"cost_usd":\d+(\.\d{1,6})?}$/);
     expect((dataOf(rest.at(-1)) as Schemas['QueryUsageData']).cost_usd).toBe(Number(row!.cost_usd));
+  });
+
+  test("the stream ends only once its outcome is recorded: a GET /usage as it ends counts the answer's tokens", async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    fake.setChat(() => ({ text: 'Magma rises through the crust [1].', hold }));
+    const tokensBefore = (await apiClient(withProvider.url, owner.key).GET('/api/v1/dev/usage')).data!.total_tokens;
+    const requestId = randomUUID();
+    const reader = new EventReader(await post(withProvider, SSE, {}, { requestId }));
+    expect((await reader.next())?.event).toBe('citations');
+    let ended = false;
+    let rest: Promise<SseEvent[]> | undefined;
+    // the request's log row held (it was written at admission), so that its outcome waits
+    await withProvider.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('select id from request_log where request_id = ? for update', [requestId]);
+      release();
+      rest = reader.remaining().then((events) => ((ended = true), events));
+      await waitsForLock(withProvider.orm, '%update request_log%', 'the outcome');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(ended).toBe(false);
+    });
+    const usage = dataOf((await rest!).at(-1)) as Schemas['QueryUsageData'];
+    expect(usage.tokens).toBeGreaterThan(0);
+    const [row] = await withProvider.orm.em.fork().execute<{ status: number | null; tokens: number }[]>('select status, tokens from request_log where request_id = ?', [requestId]);
+    expect(row).toEqual({ status: 200, tokens: usage.tokens });
+    // the GET /usage is the only other request of the key meanwhile: it counts no tokens
+    expect((await apiClient(withProvider.url, owner.key).GET('/api/v1/dev/usage')).data!.total_tokens).toBe(tokensBefore + usage.tokens);
   });
 
   test('a quiet provider: comment lines keep the stream open; the text is trimmed as a whole answer is', async () => {
