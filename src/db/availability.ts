@@ -7,14 +7,28 @@ const UNAVAILABLE_CODES = new Set([
   '08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03',
 ]);
 
-export function isDatabaseUnavailable(error: unknown): boolean {
+// PostgreSQL ended a transaction that met a concurrent one: a deadlock, or a serialisation failure
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+
+/** Whether the error, or one it was caused by (a few levels down), passes `test`. */
+function anyCause(error: unknown, test: (e: unknown) => boolean): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    if (e instanceof ConnectionException) return true;
-    const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-    if (typeof message === 'string' && /Connection terminated|connection timeout|the database system is (starting up|shutting down)/i.test(message)) return true;
-    if (e instanceof AggregateError && e.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    if (test(e)) return true;
+    if (e instanceof AggregateError && e.errors.some((inner) => anyCause(inner, test))) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return anyCause(error, (e) => {
+    if (e instanceof ConnectionException) return true;
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    return (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || (typeof message === 'string' && /Connection terminated|connection timeout|the database system is (starting up|shutting down)/i.test(message));
+  });
+}
+
+/** Whether the database ended the request's transaction because it met another one (nothing of it was kept). */
+export function isTransactionConflict(error: unknown): boolean {
+  return anyCause(error, (e) => CONFLICT_CODES.has(String((e as { code?: unknown }).code)));
 }

@@ -128,6 +128,13 @@ export class DependencyUnavailableError extends ServiceError {
   }
 }
 
+/** The database ended the request's transaction, which met another one changing the same records: retrying succeeds. */
+export class ConcurrentChangeError extends ServiceError {
+  constructor(options?: { cause?: unknown }) {
+    super('dependency_unavailable', 'The request met another change to the same records at the same moment, and its change was not made. Please retry.', {}, options);
+  }
+}
+
 const UPSTREAM_MESSAGES = {
   'model provider': 'The model provider failed to answer in time. The request was counted; please retry.',
   'search index': 'The search index answered with an error. The request was counted; please retry.',

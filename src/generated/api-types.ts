@@ -3439,7 +3439,9 @@ export interface components {
          *     prevented authentication (the database is down) they are absent and nothing is counted.
          *     The query operations also answer `503` when the service is reading as many attachments as
          *     it can: too many files of all callers are waiting, or a file waited too long (30 seconds
-         *     by default) for its turn. Such a request counts once.
+         *     by default) for its turn. Such a request counts once. A change that met another change to
+         *     the same records at the same moment, which the database ended (a deadlock), is not made and
+         *     answers `503` too: send it again.
          */
         ServiceUnavailable: {
             headers: {

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
-import { DependencyUnavailableError, ServiceError } from '../domain/errors.js';
-import { isDatabaseUnavailable } from '../db/availability.js';
+import { ConcurrentChangeError, DependencyUnavailableError, ServiceError } from '../domain/errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '../db/availability.js';
 import { ERROR_TABLE } from './error-table.js';
 import type { Logger } from './logger.js';
 import type { AppState } from './state.js';
@@ -10,7 +10,14 @@ type Mapped = { status: number; body: unknown; headers?: Record<string, string> 
 /** Turns a failure into its documented status, body and headers, by the error table. */
 export function mapError(error: unknown, requestId: string): Mapped {
   // the database driver's own errors are the one kind not raised by our code
-  const known = error instanceof ServiceError ? error : isDatabaseUnavailable(error) ? new DependencyUnavailableError('database', { cause: error }) : null;
+  const known =
+    error instanceof ServiceError
+      ? error
+      : isDatabaseUnavailable(error)
+        ? new DependencyUnavailableError('database', { cause: error })
+        : isTransactionConflict(error)
+          ? new ConcurrentChangeError({ cause: error })
+          : null;
   if (!known) {
     return { status: 500, body: { detail: `Internal server error. Quote request id ${requestId} when contacting support.` } };
   }

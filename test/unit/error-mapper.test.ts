@@ -45,11 +45,23 @@ describe('mapError', () => {
     });
   });
 
-  test('a database that cannot be reached is 503; anything unexpected is 500 quoting the request id', () => {
+  test('a database that cannot be reached, or that ended a transaction meeting another, is 503; anything unexpected is 500 quoting the request id', () => {
     expect(mapError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 'r')).toEqual({
       status: 503,
       body: { detail: 'The database is temporarily unavailable. Please retry shortly.' },
     });
+    // PostgreSQL ended the transaction, which met another (a deadlock, a serialisation failure): retrying succeeds
+    for (const code of ['40P01', '40001']) {
+      const ended = Object.assign(new Error('deadlock detected'), { code });
+      for (const error of [ended, new Error('the flush failed', { cause: ended })]) {
+        expect(mapError(error, 'r')).toEqual({
+          status: 503,
+          body: { detail: 'The request met another change to the same records at the same moment, and its change was not made. Please retry.' },
+        });
+      }
+    }
+    // a constraint violated is no conflict to retry
+    expect(mapError(Object.assign(new Error('violates foreign key constraint'), { code: '23503' }), 'r').status).toBe(500);
     expect(mapError(new TypeError('x is undefined'), 'req-42')).toEqual({
       status: 500,
       body: { detail: 'Internal server error. Quote request id req-42 when contacting support.' },
