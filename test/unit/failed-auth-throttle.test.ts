@@ -15,6 +15,18 @@ describe('FailedAuthThrottle', () => {
     expect(() => throttle.check('203.0.113.7', 'k', t0 + 60_000)).not.toThrow();
   });
 
+  test('an IPv6 client is counted by its /64, in which it may take a new address for every attempt; IPv4 seen through IPv6 by itself', () => {
+    const throttle = new FailedAuthThrottle(2);
+    throttle.fail('2001:db8:7:1::a', 0);
+    throttle.fail('2001:db8:7:1:ffff:1:2:3', 1);
+    expect(() => throttle.check('2001:db8:7:1::b', 'k', 2)).toThrow(/Too many failed authentication attempts/);
+    expect(() => throttle.check('2001:db8:7:2::a', 'k', 2)).not.toThrow();
+    throttle.fail('::ffff:203.0.113.9', 0);
+    throttle.fail('203.0.113.9', 1);
+    expect(() => throttle.check('203.0.113.9', 'k', 2)).toThrow(/Too many failed authentication attempts/);
+    expect(() => throttle.check('203.0.113.10', 'k', 2)).not.toThrow();
+  });
+
   test('a key that authenticated before passes a throttled address', () => {
     const throttle = new FailedAuthThrottle(1);
     throttle.succeeded('good');

@@ -1,4 +1,5 @@
 import { LimitExceededError } from '../errors.js';
+import { addressBlock } from '../limits/address-block.js';
 import type { WindowHeaders } from '../limits/window.js';
 
 const WINDOW_MS = 60_000;
@@ -9,7 +10,8 @@ interface Window {
 }
 
 /**
- * Failed authentications (unknown or revoked keys) per client address in this process: past the
+ * Failed authentications (unknown or revoked keys) per client address (an IPv6 client's /64:
+ * addressBlock) in this process: past the
  * limit, an address's further attempts are refused before any database lookup until its minute
  * is over. A cheap brake on key guessing with no database write per failure; per process by
  * design (each instance brakes on its own, which is enough against guessing). Keys that
@@ -42,8 +44,9 @@ export class FailedAuthThrottle {
     const window = this.current(address, now) ?? { start: now, failures: 0 };
     window.failures++;
     // re-inserted, so the Map's order is least recently failed first
-    this.windows.delete(address);
-    this.windows.set(address, window);
+    const block = addressBlock(address);
+    this.windows.delete(block);
+    this.windows.set(block, window);
     if (this.windows.size > this.maxEntries) this.windows.delete(this.windows.keys().next().value!);
   }
 
@@ -60,9 +63,10 @@ export class FailedAuthThrottle {
   }
 
   private current(address: string, now: number): Window | undefined {
-    const window = this.windows.get(address);
+    const block = addressBlock(address);
+    const window = this.windows.get(block);
     if (window && now - window.start >= WINDOW_MS) {
-      this.windows.delete(address);
+      this.windows.delete(block);
       return undefined;
     }
     return window;

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { admitInWindow, purgeWindow } from '../../db/sliding-window.js';
 import { ServiceError } from '../errors.js';
+import { addressBlock } from './address-block.js';
 import { secondsUntil, type WindowHeaders } from './window.js';
 
 // The documentation site's limits (specification, "Documentation-site limits"): 100 requests an
@@ -21,7 +22,7 @@ let lastPurge = 0;
 
 export async function admitDocs(em: EntityManager, client: DocsClient, now: Date): Promise<DocsAdmission> {
   const limit = DOCS_LIMITS[client.kind];
-  const id = client.kind === 'key' ? `key:${client.keyId}` : `address:${client.address}`;
+  const id = client.kind === 'key' ? `key:${client.keyId}` : `address:${addressBlock(client.address)}`;
   const since = new Date(now.getTime() - DOCS_WINDOW_MS);
   if (now.getTime() - lastPurge >= PURGE_EVERY_MS) {
     lastPurge = now.getTime();

@@ -9,6 +9,7 @@ import { issueEmailToken, redeemEmailToken } from './email-tokens.js';
 import { checkNewPassword, decoyHash, hashPassword, passwordMatches } from './passwords.js';
 import { endAllSessions, startSession } from './sessions.js';
 import { RESET_PASSWORD_TTL_MS, VERIFY_EMAIL_TTL_MS, type SignInSettings } from './settings.js';
+import { addressBlock } from '../limits/address-block.js';
 
 // Sign-up, log-in, email verification and password reset: the dashboard's ways in.
 
@@ -39,7 +40,7 @@ export async function signUp(ctx: SignInContext, input: { organisation: string; 
   await beginAttempt(
     ctx.em,
     [
-      { client: `signup-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
+      { client: `signup-address:${addressBlock(ctx.clientAddress)}`, limit: ctx.settings.failuresPerAddress },
       { client: emailScope('signup-email', email), limit: ctx.settings.failuresPerEmail },
     ],
     ctx.now,
@@ -83,7 +84,7 @@ export async function resendVerification(ctx: SignInContext, user: DashboardUser
   await beginAttempt(
     ctx.em,
     [
-      { client: `verify-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
+      { client: `verify-address:${addressBlock(ctx.clientAddress)}`, limit: ctx.settings.failuresPerAddress },
       { client: emailScope('verify-email', user.email), limit: ctx.settings.failuresPerEmail },
     ],
     ctx.now,
@@ -96,7 +97,7 @@ export async function logIn(ctx: SignInContext, input: { email: string; password
   const attempt = await beginAttempt(
     ctx.em,
     [
-      { client: `address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
+      { client: `address:${addressBlock(ctx.clientAddress)}`, limit: ctx.settings.failuresPerAddress },
       { client: emailScope('email', email), limit: ctx.settings.failuresPerEmail },
     ],
     ctx.now,
@@ -135,7 +136,7 @@ export async function requestPasswordReset(ctx: SignInContext, input: { email: s
   await beginAttempt(
     ctx.em,
     [
-      { client: `reset-address:${ctx.clientAddress}`, limit: ctx.settings.failuresPerAddress },
+      { client: `reset-address:${addressBlock(ctx.clientAddress)}`, limit: ctx.settings.failuresPerAddress },
       { client: emailScope('reset-email', email), limit: ctx.settings.failuresPerEmail },
     ],
     ctx.now,

@@ -50,7 +50,12 @@ export async function startDocsServer(options: { clock?: Clock } = {}): Promise<
   }
 }
 
-/** A client address no other test uses: random in the documentation prefix 2001:db8::/32 (64 random bits). */
+/**
+ * A client address no other test uses: in a /64 of its own (per-address limits count an IPv6
+ * client by its /64), random in the documentation prefix 2001:db8::/32 (32 random bits of the
+ * /64, 16 of the host).
+ */
 export function newAddress(): string {
-  return `2001:db8::${Array.from(randomBytes(8).toString('hex').match(/.{4}/g)!, (group) => group.replace(/^0+(?=.)/, '')).join(':')}`;
+  const [a, b, host] = Array.from(randomBytes(6).toString('hex').match(/.{4}/g)!, (group) => group.replace(/^0+(?=.)/, ''));
+  return `2001:db8:${a}:${b}::${host}`;
 }
