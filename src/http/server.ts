@@ -50,29 +50,40 @@ export function createHttpServer(app: Koa, log: Logger, { bodyIdleMs }: { bodyId
     // a connection that ended mid-request is a client gone (recorded 499), not a refusal
     if (error.code !== 'HPE_INVALID_EOF_STATE') refusedByParser.add(socket);
     // a refusal inside the body of a request the app is reading answers with that request's id,
-    // the one its log row has; before any headers were read there is no request yet: a new id
+    // the one its log row has, and its rate-limit headers once admitted (it counts); before any
+    // headers were read there is no request yet: a new id
     const latest = latestRequest.get(socket);
-    const appId = latest && !latest.req.complete ? latest.res.getHeader('X-Request-Id') : undefined;
-    const requestId = typeof appId === 'string' ? appId : randomUUID();
+    const carried = latest && !latest.req.complete ? carriedHeaders(latest.res) : {};
+    const requestId = carried['X-Request-Id'] ?? randomUUID();
     log.debug({ code: error.code, status, requestId }, 'unreadable request');
-    answerAndClose(socket, status, detail, requestId);
+    answerAndClose(socket, status, detail, { ...carried, 'X-Request-Id': requestId });
   });
   // Node hands CONNECT (a proxy's tunnel) to this event, not to the app, and closes the connection
   // unanswered when nothing listens: this server is no proxy
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     const incoming = req.headers['x-request-id'];
     const requestId = requestIdFrom(typeof incoming === 'string' ? incoming : undefined);
-    answerAndClose(socket, 405, 'CONNECT is not supported: this server is not a proxy.', requestId);
+    answerAndClose(socket, 405, 'CONNECT is not supported: this server is not a proxy.', { 'X-Request-Id': requestId });
   });
   return server;
 }
 
-function answerAndClose(socket: Socket, status: number, detail: string, requestId: string): void {
+/** The headers of the app's answer under way that a refusal of its request keeps: its id, and its window once admitted. */
+const CARRIED = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+function carriedHeaders(res: ServerResponse): Record<string, string> {
+  const carried: Record<string, string> = {};
+  for (const name of CARRIED) {
+    const value = res.getHeader(name);
+    if (typeof value === 'string' || typeof value === 'number') carried[name] = String(value);
+  }
+  return carried;
+}
+
+function answerAndClose(socket: Socket, status: number, detail: string, headers: Record<string, string>): void {
   const body = JSON.stringify({ detail });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${lines}Connection: close\r\n\r\n${body}`);
 }
 
 /** Listens on host:port; resolves once the server accepts connections. */

@@ -218,6 +218,26 @@ describe('a body whose framing the HTTP parser refuses', () => {
   });
 });
 
+describe('a body whose framing the HTTP parser refuses, once its request was admitted', () => {
+  test('the 400 carries the rate-limit headers, as every answer after authentication does', async () => {
+    const { key: own, keyId } = await newKey(server.orm, { plan: 'enterprise' });
+    const admitted = async () => {
+      for (let waited = 0; waited < 10_000; waited += 50) {
+        if ((await server.orm.em.fork().execute('select 1 from request_log where api_key_id = ?', [keyId])).length > 0) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    // the body's first chunk, then, once the request counts, a chunk size that is no number
+    const answer = await rawExchange(`POST /api/v1/dev/query HTTP/1.1\r\nHost: x\r\nX-API-Key: ${own}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"que\r\n`, {
+      end: false,
+      more: (socket) => void admitted().then(() => socket.write('zz\r\n')),
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) expect([name, new RegExp(`\r\n${name}: \\d+\r\n`).test(answer)]).toEqual([name, true]);
+    expect(await recordedStatus(keyId)).toBe(400);
+  });
+});
+
 /** The status recorded for the key's one request, once its outcome is written (within 10 s). */
 async function recordedStatus(keyId: string): Promise<number | null> {
   const em = server.orm.em.fork();
