@@ -178,7 +178,11 @@ export async function wordPairsOnPages(
   bytes: Uint8Array,
   pages: number[],
   limits: ToolLimits,
-  { glyphPages = pages, glyphsOf = pageGlyphs }: { glyphPages?: number[]; glyphsOf?: typeof pageGlyphs } = {},
+  {
+    glyphPages = pages,
+    glyphsOf = pageGlyphs,
+    numeralsApart = false,
+  }: { glyphPages?: number[]; glyphsOf?: typeof pageGlyphs; /** the producer sets numerals apart from their suffixes (setsNumeralsApart) */ numeralsApart?: boolean } = {},
 ): Promise<{ placed: Map<number, PagePairs>; drawn: Map<number, PagePairs> }> {
   const [first, last] = [Math.min(...pages), Math.max(...pages)];
   // the crop box, as pdf.js places glyphs in it
@@ -192,7 +196,7 @@ export async function wordPairsOnPages(
     return new Map(
       pages.map((n) => {
         const [boxes, drawnGlyphs] = [pageBoxes[n - first] ?? [], glyphs.get(n) ?? []];
-        return [n, { broken: brokenWordPairs(boxes, drawnGlyphs), spaced: spacedWordPairs(boxes, drawnGlyphs) }];
+        return [n, { broken: brokenWordPairs(boxes, drawnGlyphs, { numeralsApart }), spaced: spacedWordPairs(boxes, drawnGlyphs) }];
       }),
     );
   };
@@ -215,13 +219,14 @@ async function mendWords(bytes: Uint8Array, placed: string[], drawn: string[], {
   let scriptPages: number[] | undefined;
   const sinhalaOrTamilPages = () => (scriptPages ??= pagesWith(hasSinhalaOrTamil));
   const runTogether = embedsLklug(fonts) || runsWordsTogether(placed) || runsWordsTogether(drawn) ? sinhalaOrTamilPages() : [];
-  const numerals = setsNumeralsApart(producer) ? pagesWith(numeralBeforeWord) : [];
+  const numeralsApart = setsNumeralsApart(producer);
+  const numerals = numeralsApart ? pagesWith(numeralBeforeWord) : [];
   const glyphPages = [...new Set([...pagesWith(breaksAfterMarks), ...runTogether, ...numerals])].sort((x, y) => x - y);
   const wholeFile = breaksBeforeLastLetter(placed) || breaksBeforeLastLetter(drawn) ? sinhalaOrTamilPages() : [];
   const differ = placed.flatMap((page, i) => (readingsDiffer(page, drawn[i] ?? '') ? [i + 1] : []));
   const looked = [...new Set([...glyphPages, ...wholeFile, ...differ])].sort((x, y) => x - y);
   if (looked.length === 0) return [placed, drawn];
-  const pairs = await wordPairsOnPages(bytes, looked, limits, { glyphPages });
+  const pairs = await wordPairsOnPages(bytes, looked, limits, { glyphPages, numeralsApart });
   const mend = (pages: string[], pagePairs: Map<number, PagePairs>) =>
     pages.map((page, i) => {
       const { broken, spaced } = pagePairs.get(i + 1) ?? NO_PAIRS;

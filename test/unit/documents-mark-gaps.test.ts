@@ -148,8 +148,8 @@ describe('brokenWordPairs, in a file whose glyphs are placed beyond their declar
   test('leaves other scripts to poppler: a Latin word, or a Sinhala word beside one, is no pair', () => {
     expect(pairsOf([at('Sri', 56, 70), at('Lanka', 70.46, 95)])).toEqual(new Map());
     expect(pairsOf([at('වර්ෂාව', 409, 437.54), at('rain', 438, 460)])).toEqual(new Map());
-    // a numeral is one word with what follows only where the glyphs show a suffix set apart (below)
-    expect(pairsOf([at('1750', 380, 405), at('ට', 405.46, 412)])).toEqual(new Map([['1750 ට', [false]]]));
+    // a numeral is one word with what follows only in a file that sets suffixes apart (below)
+    expect(pairsOf([at('1750', 380, 405), at('ට', 405.46, 412)])).toEqual(new Map());
   });
 
   test('does not join a word to one drawn after it further back on the line (a right-aligned label drawn first)', () => {
@@ -164,22 +164,29 @@ describe('brokenWordPairs, in a file that sets a numeral apart from its suffix',
   const at = (text: string, xMin: number, xMax: number): WordBox => ({ text, xMin, xMax, yMin: 100, yMax: 114.3 });
   const on = (x: number, width: number, space = false) => glyph(x, width, space, 111);
   const words = [at('සියයට', 100, 133.4), at('70', 138.9, 151.48), at('කට', 153.72, 172), at('වඩා', 177.5, 200)];
+  const apart = (boxes: WordBox[], glyphs: DrawnGlyph[]) => brokenWordPairs(boxes, glyphs, { numeralsApart: true });
   const drawn = [on(133.4, 5.5, true), on(138.9, 6.29), on(145.19, 6.29), on(153.72, 9), on(162.72, 9.28), on(172, 5.5, true), on(177.5, 22.5)];
 
   test('joins a Sinhala or Tamil suffix to its numeral where the line draws its spaces and none between them', () => {
-    expect(pairsOf(words, drawn).get('70 කට')).toEqual([true]);
-    expect(pairsOf([at('20', 100, 112.58), at('வது', 114.82, 140), at('நூற்றாண்டு', 145.5, 200)], [on(100, 12.58), on(114.82, 25.18), on(140, 5.5, true)]).get('20 வது')).toEqual([true]);
+    expect(apart(words, drawn).get('70 කට')).toEqual([true]);
+    expect(apart([at('20', 100, 112.58), at('வது', 114.82, 140), at('நூற்றாண்டு', 145.5, 200)], [on(100, 12.58), on(114.82, 25.18), on(140, 5.5, true)]).get('20 வது')).toEqual([true]);
   });
 
   test('keeps a numeral and the next word apart where a space glyph is drawn between them, the gap is a space\'s, or the line draws no spaces', () => {
     const spaced = [at('7', 100, 106.29), at('ශ්‍රේණිය', 111.79, 150)];
-    expect(pairsOf(spaced, [on(100, 6.29), on(106.29, 5.5, true), on(111.79, 38.21)]).get('7 ශ්‍රේණිය')).toEqual([false]);
+    expect(apart(spaced, [on(100, 6.29), on(106.29, 5.5, true), on(111.79, 38.21)]).get('7 ශ්‍රේණිය')).toEqual([false]);
     // 5.5 pt apart, with no space drawn: a table's next cell, not a suffix
-    expect(pairsOf([at('70', 138.9, 151.48), at('කට', 156.98, 175)], drawn).get('70 කට')).toEqual([false]);
+    expect(apart([at('70', 138.9, 151.48), at('කට', 156.98, 175)], drawn).get('70 කට')).toEqual([false]);
     // a file that moves the pen over its spaces instead of drawing them: the gap alone cannot tell
-    expect(pairsOf(words, drawn.filter((g) => !g.space)).get('70 කට')).toEqual([false]);
+    expect(apart(words, drawn.filter((g) => !g.space)).get('70 කට')).toEqual([false]);
     // the glyphs of another line
-    expect(pairsOf(words, drawn.map((g) => ({ ...g, y: g.y + 20 }))).get('70 කට')).toEqual([false]);
+    expect(apart(words, drawn.map((g) => ({ ...g, y: g.y + 20 }))).get('70 කට')).toEqual([false]);
+    // a table's number cell and the next cell, as near as a suffix (Calc's margins): longer than a suffix
+    expect(apart([at('7', 100, 106.29), at('ගණිතය', 108.3, 140), at('ප්‍රශ්න', 145.5, 180)], [on(100, 6.29), on(108.3, 31.7), on(140, 5.5, true), on(145.5, 34.5)]).get('7 ගණිතය')).toEqual([false]);
+  });
+
+  test('joins nothing in a file whose producer does not set numerals apart', () => {
+    expect(pairsOf(words, drawn).get('70 කට')).toBeUndefined();
   });
 });
 

@@ -84,6 +84,9 @@ const NEAR_PLACE = 0.1;
 const SAME_WORD = 0.05;
 /** The widest gap between a numeral and its suffix (above) where the line draws its spaces as glyphs. */
 const NUMERAL_SUFFIX_GAP = 0.25;
+/** A numeral's suffix is short: at most this many grapheme clusters (කට, ක්, කි., வது, ஆவது), punctuation after it aside. */
+const SUFFIX_CLUSTERS = 3;
+const TRAILING_PUNCTUATION = /\p{P}+$/u;
 
 /**
  * A consonant with its virama alone after a Sinhala or Tamil word: the end of a word broken off
@@ -172,7 +175,7 @@ export function breaksAfterMarks(page: string): boolean {
  * (LibreOffice, cairo), or, the first ending in a mark, the glyph of its last letter reaches the
  * second (spannedByGlyph; Chromium, Typst).
  */
-export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPairs {
+export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[], { numeralsApart = false }: { numeralsApart?: boolean } = {}): WordPairs {
   const pairs: WordPairs = new Map();
   const drawnOn = onLine(drawn);
   for (let i = 0; i + 1 < words.length; i++) {
@@ -180,7 +183,7 @@ export function brokenWordPairs(words: WordBox[], drawn: DrawnGlyph[]): WordPair
     const height = a.yMax - a.yMin;
     const marked = ENDS_IN_MARK.test(a.text);
     const sinhalaOrTamil = ENDS_IN_SINHALA_OR_TAMIL.test(a.text) && GOES_ON_SINHALA_OR_TAMIL.test(b.text);
-    const numeral = ENDS_IN_NUMERAL.test(a.text) && STARTS_IN_SINHALA_OR_TAMIL.test(b.text);
+    const numeral = numeralsApart && ENDS_IN_NUMERAL.test(a.text) && STARTS_IN_SINHALA_OR_TAMIL.test(b.text);
     if (!(marked || sinhalaOrTamil || numeral)) continue;
     // a mark alone is LibreOffice's or cairo's, whose glyph widths pdf.js gets wrong: it is one
     // word with the next only drawn inside the word before it
@@ -380,11 +383,18 @@ function spannedByGlyph(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
 }
 
 /**
- * Whether `b`, after the numeral `a`, is its suffix set apart (LibreOffice, above): the line draws
- * its spaces as glyphs, none in the gap, and the gap is narrower than NUMERAL_SUFFIX_GAP.
+ * Whether `b`, after the numeral `a`, is its suffix set apart (LibreOffice, above): a suffix's
+ * length (SUFFIX_CLUSTERS), the line draws its spaces as glyphs, none in the gap, and the gap is
+ * narrower than NUMERAL_SUFFIX_GAP. A table's number cell is as near the next cell (Calc's
+ * margins), whose text is seldom that short.
  */
 function suffixApart(a: WordBox, b: WordBox, line: DrawnGlyph[]): boolean {
-  return b.xMin - a.xMax <= NUMERAL_SUFFIX_GAP * (a.yMax - a.yMin) && line.some((glyph) => glyph.space) && !spaceInGap(a, b, line);
+  return (
+    [...clusters.segment(b.text.replace(TRAILING_PUNCTUATION, ''))].length <= SUFFIX_CLUSTERS &&
+    b.xMin - a.xMax <= NUMERAL_SUFFIX_GAP * (a.yMax - a.yMin) &&
+    line.some((glyph) => glyph.space) &&
+    !spaceInGap(a, b, line)
+  );
 }
 
 /**
