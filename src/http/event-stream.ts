@@ -12,6 +12,9 @@ export interface EventStreamOptions {
   signal: AbortSignal;
 }
 
+/** How long a stream whose events are all sent waits for its outcome to be recorded before it ends anyway. */
+const OUTCOME_WAIT_MS = 5_000;
+
 function frame(event: string, data: unknown): string {
   // JSON text never holds a raw line break, so the data is one `data:` line
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -80,8 +83,11 @@ export async function sendEventStream(
       await send(res, frame('error', mapped.body));
     }
   } finally {
-    // the outcome first: a client that reads /usage once the stream ends sees the answer's tokens
-    await ctx.state.recordOutcome();
+    // the outcome first, so that a client reading /usage once the stream ends sees the answer's
+    // tokens; but a database slow to take it does not hold a stream whose events are all sent
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([ctx.state.recordOutcome(), new Promise((resolve) => (waited = setTimeout(resolve, OUTCOME_WAIT_MS)))]);
+    clearTimeout(waited);
     res.end();
   }
 }

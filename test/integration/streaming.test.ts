@@ -239,6 +239,31 @@ describe('provider answers as events', () => {
     expect((await apiClient(withProvider.url, owner.key).GET('/api/v1/dev/usage')).data!.total_tokens).toBe(tokensBefore + usage.tokens);
   });
 
+  test('a database slow to take the outcome does not hold a stream whose events are all sent past 5 s; the outcome follows', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    fake.setChat(() => ({ text: 'Magma rises through the crust [1].', hold }));
+    const requestId = randomUUID();
+    const reader = new EventReader(await post(withProvider, SSE, {}, { requestId }));
+    expect((await reader.next())?.event).toBe('citations');
+    await withProvider.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('select id from request_log where request_id = ? for update', [requestId]);
+      release();
+      const started = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      // bounded, so that a stream that never ends fails the test and releases the row
+      const rest = await Promise.race([
+        reader.remaining(),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the stream did not end while its outcome waited')), 20_000))),
+      ]).finally(() => clearTimeout(timer));
+      expect(rest.at(-1)?.event).toBe('usage');
+      // ended while the row is still held: after the 5 s wait, well before a proxy's idle timeout
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_500);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    });
+    expect(await logRow(withProvider, requestId)).toMatchObject({ status: 200 });
+  }, 60_000);
+
   test('a quiet provider: comment lines keep the stream open; the text is trimmed as a whole answer is', async () => {
     fake.setChat(() => ({ text: 'Magma rises [1].', pieces: ['\n Magma', ' rises [1]. ', ' \n'], pauseMs: 1_500 }));
     const res = await post(withProvider, SSE);
