@@ -392,6 +392,22 @@ describe('delivery', () => {
     expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
   });
 
+  test('an endpoint its owner disables while an attempt is under way keeps the reason manual, whatever the attempt meets', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    let id = '';
+    // the owner disables it while the receiver is answering; then the receiver says it is gone
+    const path = receiverPath((request, response) => {
+      void apiClient(server.url, key)
+        .PATCH(ENDPOINT, { params: { path: { endpoint_id: id } }, body: { enabled: false } })
+        .then(() => answer(410, 'gone')(request, response));
+    });
+    id = (await createEndpoint(key, path)).endpoint.id;
+    await sendTest(key, id);
+    const [delivery] = await settled(key, id, (list) => list[0]?.state === 'failed');
+    expect(delivery!.attempts.map((a) => a.status)).toEqual([410]);
+    expect(await endpointOf(key, id)).toMatchObject({ enabled: false, disabled_reason: 'manual' });
+  });
+
   test('a redirect is not followed and counts as a failed attempt', async () => {
     const { key } = await newKey(server.orm, { plan: 'pro' });
     const target = receiverPath();

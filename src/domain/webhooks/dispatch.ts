@@ -186,10 +186,12 @@ function record(em: EntityManager, delivery: WebhookDelivery, outcome: AttemptOu
     return null;
   }
   endpoint.failingSince ??= attemptedAt;
+  // an endpoint its owner disabled meanwhile keeps that reason, and nobody is mailed
+  const disabling = (reason: 'gone' | 'failing') => (endpoint.enabled ? disable(endpoint, reason, finished) : null);
   if (outcome.status === 410) {
     delivery.state = 'failed';
     delivery.nextAttemptAt = null;
-    return disable(endpoint, 'gone', finished);
+    return disabling('gone');
   }
   const wait = deps.settings.retryScheduleMs[delivery.attemptCount - 1];
   if (wait !== undefined) {
@@ -198,7 +200,7 @@ function record(em: EntityManager, delivery: WebhookDelivery, outcome: AttemptOu
   }
   delivery.state = 'failed';
   delivery.nextAttemptAt = null;
-  if (finished.getTime() - endpoint.failingSince.getTime() >= deps.settings.disableAfterMs) return disable(endpoint, 'failing', finished);
+  if (finished.getTime() - endpoint.failingSince.getTime() >= deps.settings.disableAfterMs) return disabling('failing');
   return null;
 }
 
