@@ -3096,7 +3096,9 @@ export interface components {
             /**
              * Format: binary
              * @description The document: a PDF (`.pdf`, at most 2000 pages) or UTF-8 text (`.txt`, `.md`, split into
-             *     pages at `--- PAGE n ---` lines), at most 52428800 bytes (50 MiB).
+             *     pages at `--- PAGE n ---` lines), at most 52428800 bytes (50 MiB). Its file name is the
+             *     document's `name` by default, so it follows the same rules: at most 200 characters, without
+             *     control characters (`400` otherwise).
              */
             file: Blob;
             metadata: components["schemas"]["DocumentMetadata"];

@@ -84,6 +84,23 @@ describe('knowledge bases', () => {
     // text that cannot be stored or shown: control characters (a NUL byte)
     expect((await call(url(), 'createKnowledgeBase', owner.key, { json: { name: 'a\u0000b' } })).status).toBe(400);
     expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm({ name: 'a\u0001.md', bytes: 'x' }) })).status).toBe(400);
+    // a file name is the name by default, held to the name's 200 characters (the columns hold 255)
+    const longFile = { name: `${'n'.repeat(297)}.md`, bytes: '--- PAGE 1 ---\nx' };
+    const tooLong = "The file name of part 'file' has 300 characters, more than the 200 allowed; rename the file and upload it again.";
+    const shortFile = { name: `${'n'.repeat(197)}.md`, bytes: '--- PAGE 1 ---\nx' };
+    const named = await createKb(url(), owner.key);
+    const kept = await call(url(), 'uploadDocument', owner.key, { path: { kb_id: named.id }, form: uploadForm(shortFile) });
+    expect(kept).toMatchObject({ status: 202, body: { name: shortFile.name } });
+    const keptId = (kept.body as { id: string }).id;
+    for (const [operationId, path] of [
+      ['uploadDocument', { kb_id: named.id }],
+      ['replaceDocument', { kb_id: named.id, document_id: keptId }],
+    ] as const) {
+      for (const form of [uploadForm(longFile), uploadForm(longFile, NOTES_METADATA, 'Short name')]) {
+        const res = await call(url(), operationId, owner.key, { path, form });
+        expect([res.status, (res.body as Schemas['Detail']).detail]).toEqual([400, tooLong]);
+      }
+    }
     // a pattern's rule in words, not as its regular expression
     const detail = async (operationId: string, options: Parameters<typeof call>[3]) => {
       const res = await call(url(), operationId, owner.key, options);

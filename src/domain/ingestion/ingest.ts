@@ -43,6 +43,23 @@ export interface IngestResult {
 }
 
 
+/**
+ * The most characters a document's name may have: the contract's limit of the `name` part, which
+ * an uploaded file's name is by default, so a file name is held to it too (the columns hold 255).
+ */
+export const MAX_NAME_CHARACTERS = 200;
+
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\x00-\x1F\x7F-\x9F]/;
+
+/** What keeps `name` from being a document's (or an uploaded file's) name, stored and shown as text; undefined when nothing does. */
+export function nameProblem(name: string): string | undefined {
+  if (CONTROL.test(name) || !name.isWellFormed()) return 'contains control characters';
+  const characters = [...name].length;
+  if (characters > MAX_NAME_CHARACTERS) return `has ${characters} characters, more than the ${MAX_NAME_CHARACTERS} allowed`;
+  return undefined;
+}
+
 /** The same store and name always give the same id, so re-ingesting replaces the document. */
 export function documentId(store: string, name: string): string {
   return `doc_${createHash('sha256').update(`${store}\u0000${name}`).digest('hex').slice(0, 24)}`;

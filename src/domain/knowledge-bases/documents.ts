@@ -6,7 +6,7 @@ import { currentSubscription } from '../accounts/subscriptions.js';
 import type { Principal } from '../keys/principal.js';
 import type { SearchIndex } from '../ports/search-index.js';
 import type { UploadedFile } from '../uploaded-file.js';
-import type { DocumentMetadata } from '../ingestion/ingest.js';
+import { nameProblem, type DocumentMetadata } from '../ingestion/ingest.js';
 import { knowledgeBaseFor, lockKnowledgeBase, randomId } from './knowledge-bases.js';
 import { decodeCursor, encodeCursor } from '../pagination/cursor.js';
 
@@ -170,12 +170,10 @@ async function storageLimits(em: EntityManager, planId: string): Promise<{ maxDo
   return { maxDocuments: row?.maxDocuments ?? 0, maxPages: row?.maxPages ?? 0, maxBytes: row?.maxBytes ?? 0 };
 }
 
-// eslint-disable-next-line no-control-regex -- control characters are what it finds
-const CONTROL = /[\x00-\x1F\x7F-\x9F]/;
-
-/** A file name is shown and stored as text: control characters (a NUL byte) have no place in it. */
+/** A file name is shown and stored as text, and is the document's name by default: it is held to the name's rules. */
 function checkFileName(name: string): void {
-  if (CONTROL.test(name) || !name.isWellFormed()) throw new InvalidRequestError(`The file name of part 'file' contains control characters; rename the file and upload it again.`);
+  const problem = nameProblem(name);
+  if (problem) throw new InvalidRequestError(`The file name of part 'file' ${problem}; rename the file and upload it again.`);
 }
 
 function metadataRecord(metadata: DocumentMetadata): Record<string, string> {
