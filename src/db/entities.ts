@@ -212,7 +212,11 @@ export type DocumentState = (typeof DOCUMENT_STATES)[number];
 export const Document = defineEntity({
   name: 'Document',
   tableName: 'document',
-  indexes: [{ name: 'document_store_id_created_at_id_index', properties: ['store', 'createdAt', 'id'] }],
+  indexes: [
+    { name: 'document_store_id_created_at_id_index', properties: ['store', 'createdAt', 'id'] },
+    // the sweep's lookup (Migration20261128200000_document_chunks_to_remove)
+    { name: 'document_chunks_to_remove_index', expression: `create index "document_chunks_to_remove_index" on "document" ("id") where "chunks_to_remove"` },
+  ],
   properties: {
     id: p.string().primary(),
     store: p.manyToOne(Store).index(),
@@ -234,6 +238,8 @@ export const Document = defineEntity({
     updatedAt: p.datetime().defaultRaw('now()'),
     processingStartedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
+    /** failed while the search index was down: its chunks are still to be removed (by the ingestion worker's sweep) */
+    chunksToRemove: p.boolean().default(false),
   },
 });
 export type Document = InferEntity<typeof Document>;

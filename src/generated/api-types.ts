@@ -2973,7 +2973,8 @@ export interface components {
         /**
          * @description `processing`: uploaded and waiting for, or being, read and indexed; `ready`: its passages are
          *     found by queries; `failed`: it could not be indexed (see `failure_reason`); nothing of it is
-         *     in the index.
+         *     in the index (when it failed because the search index was down, its passages leave the index
+         *     within about a minute of the index coming back).
          * @enum {string}
          */
         DocumentState: "processing" | "ready" | "failed";

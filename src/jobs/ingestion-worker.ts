@@ -5,6 +5,7 @@ import type { Embedder } from '../domain/ports/embedder.js';
 import type { HeavyWork } from '../domain/ports/heavy-work.js';
 import type { SearchIndex } from '../domain/ports/search-index.js';
 import { INGESTION_QUEUE, processingUploads, queueIngestion, runIngestionJob } from '../domain/knowledge-bases/ingestion-job.js';
+import { removeChunksLeft } from '../domain/knowledge-bases/document-states.js';
 import type { PgBossQueue, QueuePolicy } from './pg-boss-queue.js';
 
 /**
@@ -28,6 +29,7 @@ export interface IngestionSettings {
  * Reads and indexes uploaded documents from the queue in this process (any number of processes
  * may share it). Jobs are retried with backoff for up to about an hour; a process that dies
  * mid-document leaves its job to another (or to itself once restarted) after its heartbeats stop.
+ * The sweep also removes the chunks of documents that failed while the search index was down.
  * Returns a function that stops the sweep.
  */
 export async function startIngestionWorker(
@@ -41,6 +43,9 @@ export async function startIngestionWorker(
   const sweep = async () => {
     for (const job of await processingUploads(orm.em.fork())) await queueIngestion(queue, job);
   };
+  // the index may still be down: what is left is tried again at the next sweep
+  const removeLeft = () =>
+    removeChunksLeft(orm.em.fork(), services.index).catch((error: unknown) => log.warn({ err: error }, 'could not remove the chunks of documents that failed while the search index was down'));
   await sweep();
   await queue.work(
     INGESTION_QUEUE,
@@ -52,7 +57,10 @@ export async function startIngestionWorker(
     log,
     { concurrency: settings.concurrency, perGroup: settings.perAccount },
   );
-  const timer = setInterval(() => void sweep().catch((error: unknown) => log.warn({ err: error }, 'could not queue the uploads still processing')), settings.sweepMs);
+  const timer = setInterval(() => {
+    void sweep().catch((error: unknown) => log.warn({ err: error }, 'could not queue the uploads still processing'));
+    void removeLeft();
+  }, settings.sweepMs);
   timer.unref();
   return () => clearInterval(timer);
 }

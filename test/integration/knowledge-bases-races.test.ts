@@ -1,8 +1,11 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Store } from '../../src/db/entities.js';
 import { UpstreamError } from '../../src/domain/errors.js';
 import { indexDocumentRun } from '../../src/domain/ingestion/ingest.js';
-import { markDocumentReady } from '../../src/domain/knowledge-bases/document-states.js';
+import { markDocumentReady, removeChunksLeft } from '../../src/domain/knowledge-bases/document-states.js';
+import { runIngestionJob } from '../../src/domain/knowledge-bases/ingestion-job.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
 import { sendRaw, type Schemas } from './support/contract.js';
@@ -119,5 +122,38 @@ describe('an index that answers a delete with an error', () => {
     }
     expect((await call(url(), 'getDocument', key, { path: { kb_id: kb.id, document_id: doc.id } })).status).toBe(200);
     expect((await call(url(), 'deleteKnowledgeBase', key, { path: { kb_id: kb.id } })).status).toBe(204);
+  });
+});
+
+/** A port nothing listens on: a search index stopped there refuses every connection. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+describe('the search index down through the last attempt of the job', () => {
+  test('the document still ends failed with the reason, and its chunks leave the index once the index is back', async () => {
+    const kb = await createKb(url(), key);
+    const doc = await upload(url(), key, kb.id, uploadForm(notes()));
+    expect(await markReady(kb.id, doc.id, await writeRun(kb.id, doc.id, () => Promise.resolve()))).toBe('ready');
+    const replaced = await call(url(), 'replaceDocument', key, { path: { kb_id: kb.id, document_id: doc.id }, form: uploadForm({ name: 'mangroves.md', bytes: '--- PAGE 1 ---\nMangroves grow in salt water.' }) });
+    expect(replaced).toMatchObject({ status: 202, body: { state: 'processing' } });
+
+    const stopped = testServices({}, { WEAVIATE_URL: `http://127.0.0.1:${await closedPort()}`, WEAVIATE_GRPC_PORT: String(await closedPort()) });
+    const deps = { em: () => server.orm.em.fork(), index: stopped.index, embedder: null, work: services.ingestionWork, now: () => new Date() };
+    await runIngestionJob(deps, { documentId: doc.id, revision: 2 }, true);
+    const failed = await call(url(), 'getDocument', key, { path: { kb_id: kb.id, document_id: doc.id } });
+    expect(failed).toMatchObject({ status: 200, body: { state: 'failed' } });
+    expect((failed.body as Schemas['KnowledgeBaseDocument']).failure_reason).toMatch(/^The service could not index the document after several attempts \(.+\)\. Upload it again later\.$/);
+
+    // the first upload's chunks, which the failed document must not keep, go at the worker's sweep
+    expect(await citations(kb.id)).not.toEqual([]);
+    await removeChunksLeft(server.orm.em.fork(), stopped.index).catch(() => undefined);
+    expect(await citations(kb.id)).not.toEqual([]);
+    await removeChunksLeft(server.orm.em.fork(), services.index);
+    expect(await citations(kb.id)).toEqual([]);
   });
 });

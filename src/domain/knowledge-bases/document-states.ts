@@ -81,7 +81,7 @@ export async function markDocumentReady(em: EntityManager, index: SearchIndex, d
     }
     await index.deleteChunks(row.store_id, { documentId: done.documentId, exceptRun: done.run });
     await tx.execute(
-      `update document set state = 'ready', failure_reason = null, page_count = ?, chunk_count = ?, ingested_at = ?, finished_at = ?, updated_at = ? where id = ?`,
+      `update document set state = 'ready', failure_reason = null, chunks_to_remove = false, page_count = ?, chunk_count = ?, ingested_at = ?, finished_at = ?, updated_at = ? where id = ?`,
       [done.pages, done.chunks, now, now, now, done.documentId],
     );
     await tx.execute('delete from document_upload where document_id = ?', [done.documentId]);
@@ -105,15 +105,35 @@ export async function markDocumentFailed(em: EntityManager, index: SearchIndex, 
 }
 
 async function failLocked(tx: EntityManager, index: SearchIndex, row: LockedDocument, documentId: string, reason: string, now: Date): Promise<void> {
-  await index.deleteChunks(row.store_id, { documentId });
-  await tx.execute(`update document set state = 'failed', failure_reason = ?, page_count = null, chunk_count = null, finished_at = ?, updated_at = ? where id = ?`, [
-    reason,
-    now,
-    now,
-    documentId,
-  ]);
+  // the document fails even while the index is down (the job's last attempt after an outage):
+  // its chunks are then removed by removeChunksLeft once the index is back
+  const removed = await index.deleteChunks(row.store_id, { documentId }).then(
+    () => true,
+    () => false,
+  );
+  await tx.execute(
+    `update document set state = 'failed', failure_reason = ?, chunks_to_remove = ?, page_count = null, chunk_count = null, finished_at = ?, updated_at = ? where id = ?`,
+    [reason, !removed, now, now, documentId],
+  );
   await tx.execute('delete from document_upload where document_id = ?', [documentId]);
   recordEvent(tx, row.account_id, 'knowledge_base.document.failed', documentEvent(row, documentId, reason), now);
+}
+
+/**
+ * Removes the chunks of the documents that failed while the search index was down (see
+ * failLocked), each under its row's lock: one uploaded again since keeps them until its own job
+ * ends it, which replaces or removes them itself.
+ */
+export async function removeChunksLeft(em: EntityManager, index: SearchIndex): Promise<void> {
+  const rows = await em.execute<{ id: string }[]>(`select id from document where chunks_to_remove and state = 'failed'`);
+  for (const { id } of rows) {
+    await em.transactional(async (tx) => {
+      const [row] = await tx.execute<{ store_id: string }[]>(`select store_id from document where id = ? and chunks_to_remove and state = 'failed' for update`, [id]);
+      if (!row) return;
+      await index.deleteChunks(row.store_id, { documentId: id });
+      await tx.execute('update document set chunks_to_remove = false where id = ?', [id]);
+    });
+  }
 }
 
 /** The payload of a document event (KnowledgeBaseDocumentEvent in the contract). */
