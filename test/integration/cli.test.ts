@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { temporaryDirectory } from './support/cleanup.js';
+import { onCleanup, temporaryDirectory } from './support/cleanup.js';
 import { runProcess } from './support/processes.js';
 import { HASH_SECRET, connectDatabase, databaseUrl, startServer, testServices, type TestServer } from './support/server.js';
 import { newKey } from './support/accounts.js';
@@ -84,6 +84,45 @@ describe('npm run ingest', () => {
     const again = await run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));
     expect(again.status).toBe(0);
     expect(again.stderr).toContain('1 documents (1 replaced)');
+  });
+
+  test('a name that cannot be stored indexes nothing; a row that cannot be written leaves the previous version', async () => {
+    const dir = temporaryDirectory('ingest-cli-');
+    const file = join(dir, 'tides.md');
+    const store = `cli-${Math.random().toString(36).slice(2, 8)}`;
+    const ingest = (...args: string[]) =>
+      runWith({ EMBEDDINGS_BASE_URL: '' }, 'ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', ...args, file);
+    const { index } = testServices();
+    const indexed = async () => {
+      const texts: string[] = [];
+      for await (const chunk of index.unembeddedChunks(store)) texts.push(chunk.chunkText);
+      return texts;
+    };
+    writeFileSync(file, '--- PAGE 1 ---\nTides are caused by the Moon.');
+    expect((await ingest()).status).toBe(0);
+    const first = [expect.stringContaining('Tides are caused by the Moon.')];
+    expect(await indexed()).toEqual(first);
+
+    const long = await ingest('--name', `${'n'.repeat(297)}.md`);
+    expect(long.status).toBe(1);
+    expect(long.stderr).toContain(`: the document's name has 300 characters, more than the 200 allowed: give it another (--name, or "name" in the manifest)`);
+    expect(await indexed()).toEqual(first);
+
+    // the database refuses the store's rows from now on (an outage or a constraint alike)
+    const orm = await connectDatabase();
+    const constraint = `refuse_${store.replace('-', '_')}`;
+    await orm.em.fork().execute(`alter table document add constraint ${constraint} check (store_id <> '${store}') not valid`);
+    onCleanup(async () => {
+      await orm.em.fork().execute(`alter table document drop constraint if exists ${constraint}`);
+    });
+    writeFileSync(file, '--- PAGE 1 ---\nTides rise twice a day.');
+    const refused = await ingest();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('failed: tides.md: ');
+    expect(await indexed()).toEqual(first);
+    await orm.em.fork().execute(`alter table document drop constraint ${constraint}`);
+    expect((await ingest()).status).toBe(0);
+    expect(await indexed()).toEqual([expect.stringContaining('Tides rise twice a day.')]);
   });
 
   test('invalid metadata is refused before anything is read', async () => {

@@ -173,11 +173,14 @@ function* lazyMap<T, U>(items: readonly T[], map: (item: T) => U): Iterable<U> {
 
 /**
  * Extracts, chunks and indexes one document into a store, replacing an earlier version of it.
- * The new chunks are written under a fresh run id before the old ones are removed, and a failed
- * write removes what it wrote, so the store never holds a half-written document.
+ * The new chunks are written under a fresh run id, then the document's row, and only then are
+ * the old chunks removed; a failed write (of the chunks or of the row) removes what this run
+ * wrote, so the store never holds a half-written document nor chunks without their row.
  */
 export async function ingestDocument(em: EntityManager, index: SearchIndex, embedder: Embedder | null, request: IngestRequest): Promise<IngestResult> {
   const metadata = checkMetadata(request.metadata);
+  const problem = nameProblem(request.name);
+  if (problem) throw new InvalidRequestError(`the document's name ${problem}: give it another (--name, or "name" in the manifest)`);
   const id = documentId(request.store, request.name);
   // the timings an upload's document gets (created <= processing started <= finished = updated),
   // from this process's clock alone: the database's now() would be the later flush's time
@@ -194,9 +197,6 @@ export async function ingestDocument(em: EntityManager, index: SearchIndex, embe
     embeddingRetryDelaysMs: request.embeddingRetryDelaysMs,
     beforeWrite: () => ensureStore(em, request.store, { owner: request.owner, shared: request.shared }),
   });
-  await index.deleteChunks(request.store, { documentId: id, exceptRun: indexed.run });
-
-  const existing = await em.findOne(Document, { id });
   const finished = new Date();
   const values = {
     name: request.name,
@@ -211,8 +211,20 @@ export async function ingestDocument(em: EntityManager, index: SearchIndex, embe
     finishedAt: finished,
     updatedAt: finished,
   };
-  if (existing) em.assign(existing, values);
-  else em.create(Document, { id, store: request.store, createdAt: started, ...values });
-  await em.flush();
-  return { documentId: id, pages: indexed.pages, chunks: indexed.chunks, replaced: existing !== null };
+  try {
+    // the old chunks go only once the row is written, in its transaction: a row that cannot be
+    // written (a database error) leaves the previous version as it was
+    const replaced = await em.transactional(async (tx) => {
+      const existing = await tx.findOne(Document, { id });
+      if (existing) tx.assign(existing, values);
+      else tx.create(Document, { id, store: request.store, createdAt: started, ...values });
+      await tx.flush();
+      await index.deleteChunks(request.store, { documentId: id, exceptRun: indexed.run });
+      return existing !== null;
+    });
+    return { documentId: id, pages: indexed.pages, chunks: indexed.chunks, replaced };
+  } catch (error) {
+    await index.deleteChunks(request.store, { documentId: id, ingestRun: indexed.run }).catch(() => undefined);
+    throw error;
+  }
 }
