@@ -125,6 +125,32 @@ describe('an index that answers a delete with an error', () => {
   });
 });
 
+describe('two documents of an account ending at once', () => {
+  test('only the one that fits the pages limit ends ready', async () => {
+    const plan = await storagePlan(server.orm, { documents: 10, pages: 1, bytes: 1_000_000 });
+    const tight = (await newKey(server.orm, { plan })).key;
+    const kb = await createKb(url(), tight);
+    const docs = [await upload(url(), tight, kb.id, uploadForm(notes())), await upload(url(), tight, kb.id, uploadForm(notes()))];
+    const runs = await Promise.all(docs.map((doc) => writeRun(kb.id, doc.id, () => Promise.resolve())));
+    // each job waits (up to a second) for the other to reach its pages check too, as two jobs
+    // ending together do
+    let arrived = 0;
+    let bothArrived!: () => void;
+    const together = new Promise<void>((resolve) => (bothArrived = resolve));
+    const onePage = async () => {
+      if (++arrived === 2) bothArrived();
+      await Promise.race([together, sleep(1_000)]);
+      return 1;
+    };
+    const outcomes = await Promise.all(
+      docs.map((doc, i) => markDocumentReady(server.orm.em.fork(), services.index, { documentId: doc.id, store: kb.id, revision: 1, ...runs[i]! }, onePage, new Date())),
+    );
+    expect(outcomes.sort()).toEqual(['failed', 'ready']);
+    const listed = await call(url(), 'listDocuments', tight, { path: { kb_id: kb.id } });
+    expect((listed.body as Schemas['KnowledgeBaseDocumentList']).documents.map((d) => d.state).sort()).toEqual(['failed', 'ready']);
+  });
+});
+
 /** A port nothing listens on: a search index stopped there refuses every connection. */
 async function closedPort(): Promise<number> {
   const probe = createServer();

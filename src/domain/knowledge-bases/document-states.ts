@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchIndex } from '../ports/search-index.js';
 import { recordEvent } from '../webhooks/events.js';
+import { lockAccountStorage } from './documents.js';
 
 // A document's state changes, each in one transaction that first locks the document's row: an
 // upload of a new file (replaceDocument), a deletion and the ingestion job's ending never
@@ -69,6 +70,9 @@ export async function markDocumentReady(em: EntityManager, index: SearchIndex, d
       else await index.deleteChunks(done.store, { documentId: done.documentId, ingestRun: done.run });
       return 'stale';
     }
+    // two documents of the account ending at once would each count only the other's pages as not
+    // ready yet: they check one after the other, under the lock the uploads' checks take
+    await lockAccountStorage(tx, row.account_id);
     const limit = await maxPages(row.account_id);
     const [used] = await tx.execute<{ pages: string }[]>(
       `select coalesce(sum(d.page_count), 0) as pages from document d join store s on s.id = d.store_id

@@ -137,7 +137,7 @@ export async function listDocuments(em: EntityManager, principal: Principal, kbI
  * lock on the account makes its concurrent uploads check one after another.
  */
 async function checkStorage(tx: EntityManager, principal: Principal, adding: { documents: number; bytes: number }): Promise<void> {
-  await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`kb-storage:${principal.accountId}`]);
+  await lockAccountStorage(tx, principal.accountId);
   const limits = await storageLimits(tx, principal.plan.id);
   const plan = { name: principal.plan.name, kbMaxDocuments: limits.maxDocuments, kbMaxBytes: limits.maxBytes };
   const [used] = await tx.execute<{ documents: number; bytes: string }[]>(
@@ -156,6 +156,15 @@ async function checkStorage(tx: EntityManager, principal: Principal, adding: { d
       `Storage limit reached: the ${plan.name} plan keeps at most ${plan.kbMaxBytes} bytes of files per account; the account has ${bytes} and this file is ${adding.bytes} more. Delete documents you no longer need.`,
     );
   }
+}
+
+/**
+ * Makes the checks of an account's storage limits (an upload's documents and bytes, an ending
+ * job's pages) wait for one another until the transaction ends. Taken after the rows the
+ * transaction locks first (the knowledge base's, the document's), never before them.
+ */
+export async function lockAccountStorage(tx: EntityManager, accountId: string): Promise<void> {
+  await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`kb-storage:${accountId}`]);
 }
 
 /** The pages limit of the account's plan, checked when a document's pages are known. */
