@@ -5,16 +5,17 @@ import { Store } from '../../src/db/entities.js';
 import { UpstreamError } from '../../src/domain/errors.js';
 import { indexDocumentRun } from '../../src/domain/ingestion/ingest.js';
 import { markDocumentReady, removeChunksLeft } from '../../src/domain/knowledge-bases/document-states.js';
-import { runIngestionJob } from '../../src/domain/knowledge-bases/ingestion-job.js';
+import { INGESTION_QUEUE, ingestionJobId, runIngestionJob } from '../../src/domain/knowledge-bases/ingestion-job.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
 import { sendRaw, type Schemas } from './support/contract.js';
 import { waitsForLock } from './support/locks.js';
-import { call, createKb, NOTES_METADATA, storagePlan, upload, uploadForm } from './support/knowledge-bases.js';
+import { call, createKb, NOTES_METADATA, settled, storagePlan, upload, uploadForm } from './support/knowledge-bases.js';
 import { startServer, testServices, type TestServer } from './support/server.js';
 
 // Knowledge-base requests that meet another one, or the ingestion job, half-way. The server runs
-// no ingestion worker: the tests run the job's steps themselves, with a delete between them.
+// no ingestion worker: the tests run the job's steps themselves, with a delete between them (the
+// last test starts a second server that runs one, for its sweep).
 
 let server: TestServer;
 let services: Services;
@@ -181,5 +182,18 @@ describe('the search index down through the last attempt of the job', () => {
     expect(await citations(kb.id)).not.toEqual([]);
     await removeChunksLeft(server.orm.em.fork(), services.index);
     expect(await citations(kb.id)).toEqual([]);
+  });
+});
+
+describe('a job whose retries are spent while its document is still processing', () => {
+  test("the worker's sweep queues the upload again and the document ends ready", async () => {
+    const kb = await createKb(url(), key);
+    const doc = await upload(url(), key, kb.id, uploadForm(notes()));
+    // as pg-boss leaves a job whose last attempt threw (the database down as it tried to fail the document)
+    await server.orm.em.fork().execute(`update pgboss.job set state = 'failed' where name = ? and id = ?`, [INGESTION_QUEUE, ingestionJobId(doc.id, 1)]);
+    const [job] = await server.orm.em.fork().execute<{ state: string }[]>('select state from pgboss.job where name = ? and id = ?', [INGESTION_QUEUE, ingestionJobId(doc.id, 1)]);
+    expect(job).toEqual({ state: 'failed' });
+    await startServer({ ingestion: true });
+    expect(await settled(url(), key, kb.id, doc.id, 30_000)).toMatchObject({ state: 'ready' });
   });
 });

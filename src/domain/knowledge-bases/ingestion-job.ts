@@ -14,7 +14,9 @@ export const INGESTION_QUEUE = 'document-ingestion';
 
 /**
  * The job's id: one per upload (document and revision), so that queuing it again (the sweep
- * after a restart) adds nothing while it waits or runs.
+ * after a restart) adds nothing while it waits or runs. A job whose retries are spent while its
+ * document is still `processing` (its last attempt could not even fail it: the database down) is
+ * replaced by the sweep's, so the document does not wait for pg-boss to delete the failed job.
  */
 export function ingestionJobId(documentId: string, revision: number): string {
   return uuidOfName(`${INGESTION_QUEUE}:${documentId}:${revision}`);
@@ -22,7 +24,7 @@ export function ingestionJobId(documentId: string, revision: number): string {
 
 /** Queues the job of an upload, in its account's group (whose jobs run a few at a time). */
 export async function queueIngestion(queue: JobQueue, job: IngestionJob): Promise<void> {
-  await queue.send(INGESTION_QUEUE, { documentId: job.documentId, revision: job.revision }, { id: ingestionJobId(job.documentId, job.revision), group: job.accountId });
+  await queue.send(INGESTION_QUEUE, { documentId: job.documentId, revision: job.revision }, { id: ingestionJobId(job.documentId, job.revision), group: job.accountId, replaceFailed: true });
 }
 
 /** The uploads still `processing`, to be queued again: their job may never have been queued (a stop right after the upload). */
