@@ -174,7 +174,10 @@ export class PayHereGateway implements PaymentGateway {
     const kind = eventKind(f.status_code, f.message_type);
     return {
       verified: true,
-      dedupeKey: `payhere:${f.payment_id}:${f.status_code}:${f.message_type ?? ''}`,
+      // the signed order is part of the key: a copy of one's own notice claiming another payment id
+      // (unsigned) then never takes the key of that payment's genuine notice for another order.
+      // At most 207 characters (the contract's maxLengths), within the column's 255.
+      dedupeKey: `payhere:${f.order_id}:${f.payment_id}:${f.status_code}:${f.message_type ?? ''}`,
       event: {
         kind,
         orderId: f.order_id,

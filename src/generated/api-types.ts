@@ -785,7 +785,7 @@ export interface paths {
         put?: never;
         /**
          * PayHere payment notification
-         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold (or that names another merchant) is refused (`403`) and logged; a body that is not a notification is `400`; a repeat of one already received (same payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
+         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold (or that names another merchant) is refused (`403`) and logged; a body that is not a notification is `400`; a repeat of one already received (same order, payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
          */
         post: operations["payhereNotify"];
         delete?: never;

@@ -143,7 +143,7 @@ async function sendSigned(order: Schemas['Checkout'], fields: Record<string, str
 async function storedNotQueued(order: Schemas['Checkout'], paymentId: string): Promise<{ id: string }> {
   const [row] = await server.orm.em.fork().execute<{ id: string }[]>(
     'insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values (now(), ?, true, ?, ?) returning id::text as id',
-    [signedNotice(order, { payment_id: paymentId }), `payhere:${paymentId}:2:`, order.order_id],
+    [signedNotice(order, { payment_id: paymentId }), `payhere:${order.order_id}:${paymentId}:2:`, order.order_id],
   );
   return row!;
 }
@@ -349,6 +349,22 @@ describe('paid plans through the PayHere sandbox', () => {
     await storedNotQueued(order, '320000202');
     await sendSigned(order, { payment_id: '320000202' });
     expect(await until(() => outcomes(order.order_id), (o) => o.length === 2)).toEqual(['ignored: the gateway lists no payment 320000202 received for the order', 'duplicate']);
+  });
+
+  test("a copy of one's own notice claiming another customer's coming payment id does not make that customer's notice a repeat", async () => {
+    const forger = await verifiedBrowser('forger');
+    const own = await checkout(forger, 'starter');
+    const victim = await verifiedBrowser('shadowed');
+    const order = await checkout(victim, 'starter');
+    // the victim's notice is held back (sent elsewhere), so that the copy, with its payment id, arrives first
+    await payOnGateway({ ...order, fields: { ...order.fields, notify_url: `${sandbox}/caught` } }, 'paid');
+    const genuine = (await until(async () => (await sentNotices()).find((n) => n.order_id === order.order_id), (n) => n !== undefined))!;
+    await sendSigned(own, { payment_id: genuine.payment_id!, recurring: '1', message_type: genuine.message_type!, subscription_id: genuine.subscription_id! });
+    await resend(genuine);
+    expect(await orderState(victim, order.order_id, (s) => s !== 'pending')).toBe('paid');
+    expect(await subscriptionOf(victim)).toMatchObject({ plan: 'Starter', state: 'active' });
+    expect(await outcomes(order.order_id)).toEqual(['paid']);
+    expect(await until(() => outcomes(own.order_id), (o) => o.length === 1)).toEqual([`ignored: the gateway lists no payment ${genuine.payment_id} received for the order`]);
   });
 
   test('checkout needs a confirmed email address, and one account never sees another\'s orders or invoices', async () => {

@@ -19,6 +19,7 @@ import { Migration20261127000000_document_timings } from './Migration20261127000
 import { Migration20261128000000_counted_when_logged } from './Migration20261128000000_counted_when_logged.js';
 import { Migration20261128100000_pending_deliveries_by_endpoint } from './Migration20261128100000_pending_deliveries_by_endpoint.js';
 import { Migration20261128200000_document_chunks_to_remove } from './Migration20261128200000_document_chunks_to_remove.js';
+import { Migration20261128210000_notification_dedupe_by_order } from './Migration20261128210000_notification_dedupe_by_order.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128000000_counted_when_logged', class: Migration20261128000000_counted_when_logged },
   { name: 'Migration20261128100000_pending_deliveries_by_endpoint', class: Migration20261128100000_pending_deliveries_by_endpoint },
   { name: 'Migration20261128200000_document_chunks_to_remove', class: Migration20261128200000_document_chunks_to_remove },
+  { name: 'Migration20261128210000_notification_dedupe_by_order', class: Migration20261128210000_notification_dedupe_by_order },
 ];

@@ -10,7 +10,7 @@ export type Receipt = { outcome: 'queued' | 'duplicate' } | { outcome: 'rejected
 
 /**
  * Keeps a gateway notification as received, checks its signature, and hands a new verified one
- * to the durable queue. A repeat of one already received (same payment, status and message) is
+ * to the durable queue. A repeat of one already received (same order, payment, status and message) is
  * stored but never processed twice; a notification whose signature fails is stored and refused.
  */
 export async function receiveNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, body: string, fields: Record<string, string>, now: Date): Promise<Receipt> {
