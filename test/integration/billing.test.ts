@@ -124,16 +124,16 @@ async function recurringOfOrder(orderId: string): Promise<string[]> {
  * A notification for the order signed as PayHere signs it, with fields of its own: md5sig covers
  * the merchant, order, amount, currency and status only, so this is what a copy of a real one can be.
  */
-function signedNotice(order: Schemas['Checkout'], fields: Record<string, string>, amount = order.fields.amount!): string {
+function signedNotice(order: Schemas['Checkout'], fields: Record<string, string>, amount = order.fields.amount!, status = '2'): string {
   const secret = process.env.PAYHERE_MERCHANT_SECRET!;
-  const signed = { merchant_id: order.fields.merchant_id!, order_id: order.order_id, payhere_amount: amount, payhere_currency: 'LKR', status_code: '2' };
+  const signed = { merchant_id: order.fields.merchant_id!, order_id: order.order_id, payhere_amount: amount, payhere_currency: 'LKR', status_code: status };
   const md5 = (text: string) => createHash('md5').update(text).digest('hex').toUpperCase();
   const md5sig = md5(`${signed.merchant_id}${signed.order_id}${signed.payhere_amount}${signed.payhere_currency}${signed.status_code}${md5(secret)}`);
   return new URLSearchParams({ ...signed, md5sig, ...fields }).toString();
 }
 
-async function sendSigned(order: Schemas['Checkout'], fields: Record<string, string>, amount?: string): Promise<void> {
-  expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: signedNotice(order, fields, amount) })).status).toBe(200);
+async function sendSigned(order: Schemas['Checkout'], fields: Record<string, string>, amount?: string, status?: string): Promise<void> {
+  expect((await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: signedNotice(order, fields, amount, status) })).status).toBe(200);
 }
 
 /**
@@ -444,6 +444,36 @@ describe('paid plans through the PayHere sandbox', () => {
       expect(await until(() => Promise.resolve(cancelOutcomes(gatewayId)), (o) => o.includes('stopped already'))).toEqual(['stopped', 'stopped already']);
       expect(server.logs.filter((line) => line.includes('job failed') && line.includes(gatewayId))).toEqual([]);
     }
+  });
+
+  test('a charge back stops the recurring payments; a renewal charged before it, noticed after, is invoiced and brings nothing back', async () => {
+    const browser = await verifiedBrowser('charged-back');
+    const order = await checkout(browser, 'starter');
+    await payOnGateway(order, 'paid');
+    expect(await orderState(browser, order.order_id, (s) => s === 'paid')).toBe('paid');
+    const gatewayId = (await gatewaySubscriptionOf(browser))!;
+    await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'success', delay_ms: 2000 });
+    await sendSigned(order, { payment_id: '320000301' }, undefined, '-3');
+    expect(await until(() => subscriptionOf(browser), (s) => s?.state === 'expired')).toMatchObject({ plan: 'Starter', state: 'expired' });
+    expect(await until(() => gatewayState(gatewayId), (s) => s === 'cancelled')).toBe('cancelled');
+    expect(await gatewaySubscriptionOf(browser)).toBeNull();
+    expect(await until(() => processedNotices(order.order_id), (n) => n === 3)).toBe(3);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'expired' });
+    expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(2);
+    expect(await until(() => Promise.resolve(cancelOutcomes(gatewayId)), (o) => o.length === 2)).toEqual(['stopped', 'stopped already']);
+  });
+
+  test('a renewal of a plan charged back while its recurring payments were still recorded for it stops them', async () => {
+    const browser = await verifiedBrowser('expired-recorded');
+    await paidFor(browser, 'starter');
+    const gatewayId = (await gatewaySubscriptionOf(browser))!;
+    const email = (await browser.client.GET('/dashboard/api/session')).data!.user.email;
+    // as a charge back applied before they were stopped with it left the subscription
+    await server.orm.em.fork().execute("update subscription set state = 'expired' where account_id = (select account_id from dashboard_user where email = ?)", [email]);
+    await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'success' });
+    expect(await until(() => gatewayState(gatewayId), (s) => s === 'cancelled')).toBe('cancelled');
+    expect(await gatewaySubscriptionOf(browser)).toBeNull();
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'expired' });
   });
 
   test('the same checkout form paid twice leaves one recurring payment for the order, and cancelling leaves none', async () => {

@@ -15,7 +15,7 @@ import { beginPlanChange, CANCEL_RECURRING_QUEUE } from './subscriptions.js';
  * Transitions (README "Subscriptions"): an order's first payment -> active on its plan, and a
  * renewal of the current order -> active, each for the month from the payment's date;
  * declined -> the order is declined, the subscription unchanged; stopped -> cancelled; charged
- * back -> expired; a failed renewal changes nothing (the paid period runs out by itself).
+ * back -> expired, its recurring payments stopped; a failed renewal changes nothing (the paid period runs out by itself).
  * A payment counts only as the gateway records it (its id, order, amount and date), and once.
  */
 export async function applyNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, notificationId: string, now: Date, waitForListing = false): Promise<string> {
@@ -69,8 +69,10 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
         return `stopped: recurring payments ${event.gatewaySubscriptionId ?? '(none named)'} are not the plan's`;
       }
       subscription.state = event.kind === 'stopped' ? 'cancelled' : 'expired';
-      // recurring payments PayHere has stopped need no stopping later
-      if (event.kind === 'stopped') subscription.gatewaySubscriptionId = null;
+      // recurring payments PayHere has stopped need no stopping later; a charged-back plan's would
+      // go on taking money for no plan, so they stop (those the notice names are not signed)
+      if (event.kind === 'charged_back' && subscription.gatewaySubscriptionId) stop.push(subscription.gatewaySubscriptionId);
+      subscription.gatewaySubscriptionId = null;
       recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: subscription.state, by: 'payment gateway' } }, now);
       recordSubscriptionEvent(tx, order.account.id, order.plan.code, subscription, true, now);
       return event.kind;
@@ -112,6 +114,11 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   if (!(event.kind === 'paid' && firstPayment && !paidLater) && !carriesOn) {
     // money taken for recurring payments no plan is paid by: they stop
     if (gatewayId && gatewayId !== recorded) stop.push(gatewayId);
+    // and so do those recorded for the order while it gives no plan (charged back)
+    if (current && recorded && subscription.state !== 'active') {
+      stop.push(recorded);
+      subscription.gatewaySubscriptionId = null;
+    }
     const why = paidLater
       ? 'the order giving the plan was paid later'
       : !current
