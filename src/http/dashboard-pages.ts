@@ -352,7 +352,9 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     {
       method: 'POST', path: /^\/dashboard\/subscription$/, signedIn: true,
       run: orShow(overview)(async (page) => {
-        await changeSubscription(page.ctx.state.em, services.jobs, page.session!, { plan: page.form.plan ?? '', trial: page.form.trial === 'true' }, services.trialDays, page.now);
+        // the JSON operation's body, checked by its schema: only the plans customers may choose
+        const request = validated('subscribe', { plan: page.form.plan ?? '', trial: page.form.trial === 'true' });
+        await changeSubscription(page.ctx.state.em, services.jobs, page.session!, request, services.trialDays, page.now);
         redirect(page, '/dashboard?done=subscribed');
       }),
     },
@@ -367,7 +369,8 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'POST', path: /^\/dashboard\/checkout$/, signedIn: true,
       run: orShow(overview)(async (page) => {
         if (!services.payments) throw new DependencyUnavailableError('payment gateway');
-        const checkout = await startCheckout(page.ctx.state.em, services.payments, page.session!, page.form.plan ?? '', services.signIn.baseUrl, page.now);
+        const { plan } = validated('startCheckout', { plan: page.form.plan ?? '' });
+        const checkout = await startCheckout(page.ctx.state.em, services.payments, page.session!, plan, services.signIn.baseUrl, page.now);
         const view = { action_url: checkout.form.actionUrl, fields: checkout.form.fields, plan: checkout.planName, amount_lkr: checkout.amount };
         render(page, 'checkout', `Pay for the ${checkout.planName} plan`, { checkout: view }, 200, new URL(checkout.form.actionUrl).origin);
       }),

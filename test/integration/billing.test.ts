@@ -367,6 +367,27 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(await until(() => outcomes(own.order_id), (o) => o.length === 1)).toEqual([`ignored: the gateway lists no payment ${genuine.payment_id} received for the order`]);
   });
 
+  test("the dashboard's forms offer only the plans customers may choose, not one made for one customer", async () => {
+    const code = `custom-${Date.now()}`;
+    await server.orm.em.fork().execute(
+      `insert into plan (id, code, name, description, price_lkr, rate_limit_per_minute, rate_limit_per_day, monthly_quota, allowed_models, custom_knowledge_bases, webhooks, analytics, support, sort_order, listed)
+       values (gen_random_uuid(), ?, 'Custom', 'Made for one customer', 500, 1000, 100000, 100000, '{svcai-fast,svcai-thinking}', true, true, 'custom', 'dedicated_sla', 99, false)`,
+      [code],
+    );
+    const browser = await verifiedBrowser('unlisted');
+    for (const [path, fields] of [['/dashboard/checkout', { plan: code }], ['/dashboard/subscription', { plan: code, trial: 'true' }], ['/dashboard/subscription', { plan: code }]] as const) {
+      const refused = await browser.submit(path, fields);
+      expect(refused.status).toBe(400);
+      expect(refused.html).toMatch(/role="alert">Field &#39;plan&#39; must be one of: (free, )?starter, pro, enterprise\./);
+    }
+    expect(await subscriptionOf(browser)).toBeNull();
+    const orders = await server.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from checkout_order o join plan p on p.id = o.plan_id where p.code = ?', [code]);
+    expect(orders[0]!.n).toBe(0);
+    // the forms' own plans still work
+    expect((await browser.submit('/dashboard/subscription', { plan: 'free' })).status).toBe(303);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Free', state: 'active' });
+  });
+
   test('checkout needs a confirmed email address, and one account never sees another\'s orders or invoices', async () => {
     const unverified = new DashboardBrowser(server.url);
     await unverified.signUp(uniqueEmail('unverified'));

@@ -22,7 +22,7 @@ export async function startCheckout(em: EntityManager, gateway: PaymentGateway, 
     throw new ForbiddenError('Confirm your email address before paying: follow the link we mailed you, or ask for a new one.');
   }
   const plan = await findPlanByCode(em, planCode);
-  if (!plan || plan.priceLkr <= 0) throw new InvalidRequestError(`'${planCode}' is not a paid plan: choose starter, pro or enterprise.`, [{ path: '/plan', message: 'not a paid plan' }]);
+  if (!plan?.listed || plan.priceLkr <= 0) throw new InvalidRequestError(`'${planCode}' is not a paid plan: choose starter, pro or enterprise.`, [{ path: '/plan', message: 'not a paid plan' }]);
   const account = await em.findOneOrFail(Account, { id: who.accountId });
   const order = em.create(CheckoutOrder, {
     id: `ord_${randomBytes(12).toString('hex')}`,

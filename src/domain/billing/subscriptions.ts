@@ -54,7 +54,8 @@ export async function changeSubscription(db: EntityManager, queue: JobQueue, who
   return db.transactional(async (em) => {
     await beginPlanChange(em, who.accountId, now);
     const plan = await findPlanByCode(em, request.plan);
-    if (!plan) throw new InvalidRequestError(`Unknown plan '${request.plan}'.`, [{ path: '/plan', message: 'unknown plan' }]);
+    // a plan made for one customer is given by the operator (npm run keys), never chosen here
+    if (!plan?.listed) throw new InvalidRequestError(`Unknown plan '${request.plan}': choose free, starter, pro or enterprise.`, [{ path: '/plan', message: 'unknown plan' }]);
     const paid = plan.priceLkr > 0;
     if (paid && !request.trial) throw new InvalidRequestError(`The ${plan.name} plan is paid: start a checkout for it, or a trial with "trial": true.`, [{ path: '/plan', message: 'paid plan: use checkout or a trial' }]);
     if (!paid && request.trial) throw new InvalidRequestError('The Free plan has no trial: subscribe to it without "trial".', [{ path: '/trial', message: 'only for paid plans' }]);
