@@ -101,6 +101,10 @@ function uploadRequest(parts: Record<string, unknown>): Record<string, unknown> 
   return { ...('file' in parts ? { file: parts.file } : {}), metadata, ...(text('name') ? { name: text('name') } : {}) };
 }
 
+// how long a pending payment's billing page reloads itself: PayHere notifies within seconds, and
+// a notice whose payment PayHere does not list yet is looked at again for some minutes
+// (PAYHERE_UNLISTED_RETRIES, 8 by default: about 8 minutes of backoff)
+const PENDING_REFRESH_MS = 10 * 60_000;
 const KB_ID = 'kb_[A-Za-z0-9]{20}';
 const DOCUMENT_ID = 'doc_[A-Za-z0-9]{24}';
 // keys and webhook endpoints and deliveries are named by UUIDs
@@ -382,10 +386,15 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         const orderId = typeof page.ctx.query.order === 'string' ? page.ctx.query.order : undefined;
         const order = orderId ? await em.findOne(CheckoutOrder, { id: orderId, account: page.session!.accountId }, { populate: ['plan'] }) : null;
         const invoices = await em.find(Invoice, { account: page.session!.accountId }, { orderBy: { paidAt: 'desc' } });
+        // back from the gateway's page by its cancel link (the customer cancelled, or the payment
+        // was declined): nothing is on its way, whatever notice the gateway may still send
+        const cancelled = order?.state === 'pending' && page.ctx.query.cancelled === '1';
+        // a pending payment's page reloads itself while the gateway's notification is due (seconds);
+        // after that the page says so once rather than reloading for ever
+        const waiting = order?.state === 'pending' && !cancelled && page.now.getTime() - order.createdAt.getTime() < PENDING_REFRESH_MS;
         render(page, 'billing', 'Billing', {
-          order: order ? { state: order.state, plan: order.plan.name } : null,
-          // a pending payment's page reloads itself until the gateway's notification is processed
-          refresh: order?.state === 'pending' ? 2 : undefined,
+          order: order ? { state: cancelled ? 'cancelled' : order.state, plan: order.plan.name, waiting } : null,
+          refresh: waiting ? 2 : undefined,
           invoices: invoices.map((i) => ({ paid_at: i.paidAt.toISOString(), plan: i.planName, period_start: i.periodStart.toISOString(), period_end: i.periodEnd.toISOString(), amount: i.amount, currency: i.currency, payment_id: i.paymentId })),
         });
       },

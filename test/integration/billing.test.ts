@@ -388,6 +388,26 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Free', state: 'active' });
   });
 
+  test('the billing page says a cancelled checkout was cancelled, and stops reloading itself for a payment that does not come', async () => {
+    const browser = await verifiedBrowser('abandoned');
+    const order = await checkout(browser, 'pro');
+    const refreshes = (html: string) => html.includes('http-equiv="refresh"');
+    const waiting = await browser.page(`/dashboard/billing?order=${order.order_id}`);
+    expect(waiting.html).toContain('is being processed');
+    expect(refreshes(waiting.html)).toBe(true);
+    // the gateway's cancel link, followed before any notice (none comes for a cancelled payment)
+    const cancelled = await browser.page(`/dashboard/billing?order=${order.order_id}&cancelled=1`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.html).toContain('The payment for the Pro plan was cancelled: nothing was charged.');
+    expect(refreshes(cancelled.html)).toBe(false);
+    // a payment still not in long after the checkout began: said once, without reloading
+    await server.orm.em.fork().execute("update checkout_order set created_at = created_at - interval '1 hour' where id = ?", [order.order_id]);
+    const late = await browser.page(`/dashboard/billing?order=${order.order_id}`);
+    expect(late.html).toContain('has not reached us yet');
+    expect(late.html).toContain('href="/dashboard">choose a plan again</a>');
+    expect(refreshes(late.html)).toBe(false);
+  });
+
   test('checkout needs a confirmed email address, and one account never sees another\'s orders or invoices', async () => {
     const unverified = new DashboardBrowser(server.url);
     await unverified.signUp(uniqueEmail('unverified'));
