@@ -158,8 +158,14 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     const view = await sessionView(em, page.session!, services.signIn, page.now);
     const plans = await choosablePlans(em);
     const account = await em.findOneOrFail(Account, { id: page.session!.accountId });
+    // the end of the month its order's latest payment paid for (current_period_end adds the days
+    // of grace for the next charge); a plan no longer active is paid until nothing
+    const [paid] = view.subscription?.state === 'active'
+      ? await em.execute<{ until: Date | null }[]>('select max(i.period_end) as until from invoice i join subscription s on s.order_id = i.order_id where s.account_id = ?', [account.id])
+      : [];
     render(page, 'overview', 'Overview', {
       ...view,
+      paidUntil: paid?.until ? new Date(paid.until).toISOString().slice(0, 10) : null,
       plans: plans.map((p) => ({ code: p.code, name: p.name, price_lkr: p.priceLkr, monthly_quota: p.monthlyQuota, rate_limit_per_minute: p.rateLimitPerMinute })),
       trialUsed: account.trialUsedAt !== null && account.trialUsedAt !== undefined,
       trialDays: services.trialDays,

@@ -408,6 +408,20 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(refreshes(late.html)).toBe(false);
   });
 
+  test('the overview shows a paid plan paid until the end of its paid month, without the grace, and a cancelled one paid until nothing', async () => {
+    const browser = await verifiedBrowser('paid-until');
+    await paidFor(browser, 'starter');
+    const [invoice] = (await browser.client.GET('/dashboard/api/invoices')).data!.invoices;
+    const subscription = (await subscriptionOf(browser))!;
+    expect(subscription.current_period_end).not.toBe(invoice!.period_end);
+    const paid = await browser.page('/dashboard');
+    expect(paid.html).toContain(`paid until ${invoice!.period_end.slice(0, 10)}.`);
+    expect((await cancel(browser)).response.status).toBe(200);
+    const cancelled = await browser.page('/dashboard');
+    expect(cancelled.html).toContain('state-cancelled');
+    expect(cancelled.html).not.toContain('paid until');
+  });
+
   test('checkout needs a confirmed email address, and one account never sees another\'s orders or invoices', async () => {
     const unverified = new DashboardBrowser(server.url);
     await unverified.signUp(uniqueEmail('unverified'));
