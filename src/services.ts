@@ -9,7 +9,7 @@ import { PgBossQueue } from './jobs/pg-boss-queue.js';
 import { INGESTION_POLICY } from './jobs/ingestion-worker.js';
 import { GATEWAY_POLICY } from './jobs/billing-worker.js';
 import { NOTIFICATION_QUEUE } from './domain/billing/notifications.js';
-import { CANCEL_RECURRING_QUEUE } from './domain/billing/subscriptions.js';
+import { CANCEL_RECURRING_QUEUE } from './domain/billing/recurring-stops.js';
 import { INGESTION_QUEUE } from './domain/knowledge-bases/ingestion-job.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { SmtpMailer } from './mail/smtp-mailer.js';

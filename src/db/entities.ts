@@ -405,7 +405,7 @@ export const PaymentNotification = defineEntity({
     receivedAt: p.datetime(3),
     body: p.text(),
     verified: p.boolean(),
-    // payment id, status and message type of a verified notification: a repeat is stored, never processed
+    // order, payment id, status and message type of a verified notification: a repeat is stored, never processed
     dedupeKey: p.string().nullable().unique(),
     orderId: p.string().nullable(),
     processedAt: p.datetime(3).nullable(),
@@ -415,6 +415,22 @@ export const PaymentNotification = defineEntity({
 export type PaymentNotification = InferEntity<typeof PaymentNotification>;
 
 /** One paid period of an account (a first payment or a renewal). */
+/**
+ * Recurring payments to be stopped at the gateway, written in the transaction of the change that
+ * ends their plan and removed once the gateway has stopped them: a stop whose job was never queued
+ * (or whose retries were spent) is queued again (src/domain/billing/recurring-stops.ts).
+ */
+export const RecurringStop = defineEntity({
+  name: 'RecurringStop',
+  tableName: 'recurring_stop',
+  properties: {
+    id: p.uuid().primary(),
+    gatewaySubscriptionId: p.string(),
+    requestedAt: p.datetime(3),
+  },
+});
+export type RecurringStop = InferEntity<typeof RecurringStop>;
+
 export const Invoice = defineEntity({
   name: 'Invoice',
   tableName: 'invoice',
@@ -527,4 +543,4 @@ export const WebhookAttempt = defineEntity({
 });
 export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;
 
-export const entities = [Plan, PlanStorageLimit, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, EndpointUsage, Store, Document, DocumentUpload, IdempotencyKey, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, Invoice, WebhookEndpoint, WebhookEvent, WebhookDelivery, WebhookAttempt];
+export const entities = [Plan, PlanStorageLimit, PlanCatalogue, Account, Subscription, ApiKey, RequestLog, UsageCounter, EndpointUsage, Store, Document, DocumentUpload, IdempotencyKey, DocsRequest, DashboardUser, DashboardSession, EmailToken, LoginFailure, AuditEvent, CheckoutOrder, PaymentNotification, RecurringStop, Invoice, WebhookEndpoint, WebhookEvent, WebhookDelivery, WebhookAttempt];

@@ -12,6 +12,7 @@ import { until } from './support/until.js';
 // service's notify_url, processed by the durable job queue (pg-boss on the test database).
 
 let server: TestServer;
+let services: ReturnType<typeof testServices>;
 const sandbox = process.env.PAYHERE_SANDBOX_URL;
 // moved forward by the renewals test (to the end of a first month) and by the trial test, which runs last
 const clock = new ManualClock(new Date());
@@ -21,7 +22,7 @@ beforeAll(async () => {
   // the gateway calls back the address the service gives it: the server's own
   const port = await freePort();
   // a notice whose payment PayHere does not list is tried once more (about 2 s later), then ignored
-  const services = testServices({}, { API_BASE_URL: `http://127.0.0.1:${port}`, SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000', PAYHERE_UNLISTED_RETRIES: '1' });
+  services = testServices({}, { API_BASE_URL: `http://127.0.0.1:${port}`, SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000', PAYHERE_UNLISTED_RETRIES: '1' });
   server = await startServer({ services, port, clock });
 });
 
@@ -453,6 +454,29 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(await until(() => gatewayState(pro), (s) => s === 'cancelled')).toBe('cancelled');
     expect((await createKey(browser)).response.status).toBe(402);
     expect((await cancel(browser)).response.status).toBe(409);
+  });
+
+  test('a stop of recurring payments whose queueing fails after the plan change is committed is queued again, and done', async () => {
+    const browser = await verifiedBrowser('stop-queue-fails');
+    await paidFor(browser, 'starter');
+    const starter = (await gatewaySubscriptionOf(browser))!;
+    // the job queue refuses the stop once: after the commit of the notice that replaces the plan
+    const send = services.jobs.send.bind(services.jobs);
+    let refusals = 1;
+    services.jobs.send = (queue, data, options) => (queue === 'billing-cancel-recurring' && refusals-- > 0 ? Promise.reject(new Error('job queue unavailable')) : send(queue, data, options));
+    try {
+      await paidFor(browser, 'pro');
+      expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Pro', state: 'active' });
+      // the notice's job fails, and its retry (the change is applied already) queues the recorded stop
+      expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
+    } finally {
+      services.jobs.send = send;
+    }
+    expect(refusals).toBeLessThan(0);
+    expect(server.logs.some((line) => line.includes('job failed') && line.includes('job queue unavailable'))).toBe(true);
+    // done stops are not kept
+    const left = () => server.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from recurring_stop where gateway_subscription_id = ?', [starter]);
+    expect((await until(left, (rows) => rows[0]!.n === 0))[0]!.n).toBe(0);
   });
 
   test('going back to Free from a paid plan takes effect at once and stops the recurring payments', async () => {

@@ -7,7 +7,8 @@ import { recordSubscriptionEvent } from './subscription-events.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { ConfirmedPayment, PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
 import { monthAfter } from './sri-lanka-time.js';
-import { beginPlanChange, CANCEL_RECURRING_QUEUE } from './subscriptions.js';
+import { queueRecordedStops, recordStop } from './recurring-stops.js';
+import { beginPlanChange } from './subscriptions.js';
 
 /**
  * Applies one stored notification to the account it concerns, exactly once: the row is locked
@@ -19,7 +20,7 @@ import { beginPlanChange, CANCEL_RECURRING_QUEUE } from './subscriptions.js';
  * A payment counts only as the gateway records it (its id, order, amount and date), and once.
  */
 export async function applyNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, notificationId: string, now: Date, waitForListing = false): Promise<string> {
-  // recurring payments that no longer pay for the account's plan, stopped once the change is committed
+  // recurring payments that no longer pay for the account's plan, recorded with the change (recordStop)
   const stop: string[] = [];
   const [stored] = await em.execute<{ body: string }[]>('select body from payment_notification where id = ? and processed_at is null', [notificationId]);
   const read = stored ? gateway.readNotification(Object.fromEntries(new URLSearchParams(stored.body))) : null;
@@ -37,11 +38,13 @@ export async function applyNotification(em: EntityManager, gateway: PaymentGatew
     const notification = await tx.findOne(PaymentNotification, { id: notificationId }, { lockMode: 4 /* pessimistic write */ });
     if (!notification || notification.processedAt || !read) return notification?.outcome ?? 'unknown notification';
     const result = read.verified ? await apply(tx, read.event, confirmed, stop, now) : `rejected: ${read.reason}`;
+    for (const gatewaySubscriptionId of new Set(stop)) recordStop(tx, gatewaySubscriptionId, now);
     notification.processedAt = now;
     notification.outcome = result;
     return result;
   });
-  for (const gatewaySubscriptionId of stop) await queue.send(CANCEL_RECURRING_QUEUE, { gatewaySubscriptionId });
+  // also when this is a retry of a job whose queueing failed after the commit
+  await queueRecordedStops(em, queue);
   return outcome;
 }
 

@@ -8,13 +8,12 @@ import { findPlanByCode } from '../plans/catalogue.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { SignedIn } from '../sign-in/sessions.js';
 import { dispatchAccountEvents } from '../webhooks/dispatch.js';
+import { queueRecordedStops, recordStop } from './recurring-stops.js';
 import { recordSubscriptionEvent } from './subscription-events.js';
 
 // Subscription changes made in the dashboard (README "Subscriptions": the transition table).
 // One subscription row per account, changed in place; the payment gateway's notifications change
 // it too (apply-notification.ts).
-
-export const CANCEL_RECURRING_QUEUE = 'billing-cancel-recurring';
 
 /** The state a person sees: active and trialing only while they still give a plan. */
 export function effectiveState(s: Pick<Subscription, 'state' | 'currentPeriodEnd' | 'trialEndsAt'>, now: Date): SubscriptionState {
@@ -39,9 +38,9 @@ async function latest(em: EntityManager, accountId: string): Promise<Subscriptio
   return em.findOne(Subscription, { account: accountId }, { orderBy: { createdAt: 'desc' }, populate: ['plan'] });
 }
 
-/** Recurring payments of a subscription that no longer applies are stopped at the gateway by a durable job. */
-async function stopRecurring(queue: JobQueue, s: Subscription): Promise<void> {
-  if (s.gatewaySubscriptionId) await queue.send(CANCEL_RECURRING_QUEUE, { gatewaySubscriptionId: s.gatewaySubscriptionId });
+/** Recurring payments of a subscription that no longer applies are stopped at the gateway (recordStop), and its order no longer gives it. */
+export function stopRecurring(tx: EntityManager, s: Subscription, now: Date): void {
+  if (s.gatewaySubscriptionId) recordStop(tx, s.gatewaySubscriptionId, now);
   s.gatewaySubscriptionId = null;
   s.orderId = null;
 }
@@ -51,7 +50,7 @@ async function stopRecurring(queue: JobQueue, s: Subscription): Promise<void> {
  * unless paid through checkout). A paid subscription given up for Free stops its recurring payments.
  */
 export async function changeSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, request: { plan: string; trial?: boolean }, trialDays: number, now: Date): Promise<Subscription> {
-  return db.transactional(async (em) => {
+  const changed = await db.transactional(async (em) => {
     await beginPlanChange(em, who.accountId, now);
     const plan = await findPlanByCode(em, request.plan);
     // a plan made for one customer is given by the operator (npm run keys), never chosen here
@@ -63,7 +62,7 @@ export async function changeSubscription(db: EntityManager, queue: JobQueue, who
     if (request.trial && account.trialUsedAt) throw new ConflictError('This account has had its trial: subscribe to a plan through checkout.');
     let subscription = await latest(em, who.accountId);
     const hadPlan = subscription !== null && isUsable(subscription, now);
-    if (subscription) await stopRecurring(queue, subscription);
+    if (subscription) stopRecurring(em, subscription, now);
     subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: 'active', currentPeriodStart: now, createdAt: now });
     subscription.plan = plan;
     subscription.currentPeriodStart = now;
@@ -80,20 +79,24 @@ export async function changeSubscription(db: EntityManager, queue: JobQueue, who
     recordSubscriptionEvent(em, account.id, plan.code, subscription, hadPlan, now);
     return subscription;
   });
+  await queueRecordedStops(db, queue);
+  return changed;
 }
 
 /** Cancels at once: the account's keys have no plan from their next request, and recurring payments stop. */
 export async function cancelSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, now: Date): Promise<Subscription> {
-  return db.transactional(async (em) => {
+  const cancelled = await db.transactional(async (em) => {
     await beginPlanChange(em, who.accountId, now);
     const subscription = await latest(em, who.accountId);
     if (!subscription || effectiveState(subscription, now) !== subscription.state || subscription.state === 'cancelled' || subscription.state === 'expired') {
       throw new ConflictError('There is no active subscription to cancel.');
     }
-    await stopRecurring(queue, subscription);
+    stopRecurring(em, subscription, now);
     subscription.state = 'cancelled';
     recordAudit(em, { accountId: who.accountId, userId: who.user.id, action: 'subscription.changed', subject: subscription.plan.name, detail: { state: 'cancelled' } }, now);
     recordSubscriptionEvent(em, who.accountId, subscription.plan.code, subscription, true, now);
     return subscription;
   });
+  await queueRecordedStops(db, queue);
+  return cancelled;
 }
