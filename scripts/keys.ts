@@ -13,6 +13,9 @@ import { createAccount, setSubscription } from '../src/domain/accounts/accounts.
 import { createKey, listKeys, revokeKey } from '../src/domain/keys/keys.js';
 import { NoActivePlanError } from '../src/domain/errors.js';
 import { commandLine } from './lib/command-line.js';
+import { CANCEL_RECURRING_QUEUE, queueRecordedStops } from '../src/domain/billing/recurring-stops.js';
+import { GATEWAY_POLICY } from '../src/jobs/billing-worker.js';
+import { PgBossQueue } from '../src/jobs/pg-boss-queue.js';
 
 const USAGE = `usage: npm run keys -- <command>
   account create --name <name> [--email <email>]
@@ -80,6 +83,14 @@ try {
       const state = values.state as SubscriptionState;
       if (!SUBSCRIPTION_STATES.includes(state)) throw new UsageError(`--state must be one of ${SUBSCRIPTION_STATES.join(', ')}`);
       const s = await setSubscription(em, need('account'), { planCode: need('plan'), state, trialEndsAt: date('trial-ends'), periodEnd: date('period-end') }, now);
+      // recurring payments the change ends are stopped by the service's billing worker
+      const jobs = new PgBossQueue(config.DATABASE_URL);
+      jobs.define(CANCEL_RECURRING_QUEUE, GATEWAY_POLICY);
+      try {
+        await queueRecordedStops(em, jobs);
+      } finally {
+        await jobs.stop();
+      }
       console.log(`account ${need('account')}: plan ${s.plan.name}, state ${s.state}`);
       break;
     }

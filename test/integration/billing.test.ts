@@ -4,7 +4,8 @@ import { freePort } from '../../scripts/lib/free-port.js';
 import { apiClient, sendRaw, type Schemas } from './support/contract.js';
 import { DashboardBrowser, linkToken, uniqueEmail } from './support/dashboard.js';
 import { ManualClock } from './support/clock.js';
-import { startServer, testServices, type TestServer } from './support/server.js';
+import { runProcess } from './support/processes.js';
+import { databaseUrl, HASH_SECRET, startServer, testServices, type TestServer } from './support/server.js';
 import { until } from './support/until.js';
 
 // Paid plans through the local PayHere sandbox (scripts/payhere-sandbox.ts, started with the test
@@ -487,6 +488,20 @@ describe('paid plans through the PayHere sandbox', () => {
     const free = await subscribeFree(browser);
     expect(free.data).toMatchObject({ plan: 'Free', state: 'active' });
     expect((await apiClient(server.url, data!.key).GET('/api/v1/dev/plans')).data!.current_plan.name).toBe('Free');
+    expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
+  });
+
+  test('moving a paying account to another plan with npm run keys stops its recurring payments', async () => {
+    const browser = await verifiedBrowser('operator-change');
+    await paidFor(browser, 'starter');
+    const starter = (await gatewaySubscriptionOf(browser))!;
+    const account = (await browser.client.GET('/dashboard/api/session')).data!.account.id;
+    const cli = await runProcess(process.execPath, ['dist/scripts/keys.js', 'subscription', 'set', '--account', account, '--plan', 'pro'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl(), KEY_HASH_SECRET: HASH_SECRET, OPENAI_API_KEY: '' },
+    });
+    expect(cli.stdout).toContain('plan Pro, state active');
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Pro', state: 'active' });
+    expect(await gatewaySubscriptionOf(browser)).toBeNull();
     expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
   });
 

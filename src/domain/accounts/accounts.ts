@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, Subscription, type SubscriptionState } from '../../db/entities.js';
+import { beginPlanChange, stopRecurring } from '../billing/subscriptions.js';
 import { findPlanByCode } from '../plans/catalogue.js';
 
 export async function createAccount(em: EntityManager, name: string, email?: string): Promise<Account> {
@@ -17,28 +18,23 @@ export interface SubscriptionChange {
 }
 
 /**
- * Sets the account's subscription (one per account here; billing would own this). The change
- * applies to the account's keys from their next request.
+ * Sets the account's subscription (one per account). The change applies to the account's keys
+ * from their next request. Moving a paying account to another plan or state stops its recurring
+ * payments, as the dashboard's plan changes do: the stop is recorded here, for queueRecordedStops.
  */
-export async function setSubscription(em: EntityManager, accountId: string, change: SubscriptionChange, now: Date): Promise<Subscription> {
-  const plan = await findPlanByCode(em, change.planCode);
-  if (!plan) throw new Error(`Unknown plan '${change.planCode}'. Plans: free, starter, pro, enterprise.`);
-  const account = await em.findOneOrFail(Account, { id: accountId }, { failHandler: () => new Error(`No account with id ${accountId}.`) });
-  let subscription = await em.findOne(Subscription, { account }, { orderBy: { createdAt: 'desc' } });
-  if (!subscription) {
-    subscription = em.create(Subscription, {
-      id: randomUUID(),
-      account,
-      plan,
-      state: change.state,
-      currentPeriodStart: now,
-      createdAt: now,
-    });
-  }
-  subscription.plan = plan;
-  subscription.state = change.state;
-  subscription.currentPeriodEnd = change.periodEnd ?? null;
-  subscription.trialEndsAt = change.state === 'trialing' ? (change.trialEndsAt ?? null) : null;
-  await em.flush();
-  return subscription;
+export async function setSubscription(db: EntityManager, accountId: string, change: SubscriptionChange, now: Date): Promise<Subscription> {
+  return db.transactional(async (em) => {
+    const plan = await findPlanByCode(em, change.planCode);
+    if (!plan) throw new Error(`Unknown plan '${change.planCode}'. Plans: free, starter, pro, enterprise.`);
+    const account = await em.findOneOrFail(Account, { id: accountId }, { failHandler: () => new Error(`No account with id ${accountId}.`) });
+    await beginPlanChange(em, accountId, now);
+    let subscription = await em.findOne(Subscription, { account }, { orderBy: { createdAt: 'desc' } });
+    if (subscription && (subscription.plan.id !== plan.id || subscription.state !== change.state)) stopRecurring(em, subscription, now);
+    subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: change.state, currentPeriodStart: now, createdAt: now });
+    subscription.plan = plan;
+    subscription.state = change.state;
+    subscription.currentPeriodEnd = change.periodEnd ?? null;
+    subscription.trialEndsAt = change.state === 'trialing' ? (change.trialEndsAt ?? null) : null;
+    return subscription;
+  });
 }
