@@ -393,7 +393,8 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         const order = orderId ? await em.findOne(CheckoutOrder, { id: orderId, account: page.session!.accountId }, { populate: ['plan'] }) : null;
         const invoices = await em.find(Invoice, { account: page.session!.accountId }, { orderBy: { paidAt: 'desc' } });
         // back from the gateway's page by its cancel link (the customer cancelled, or the payment
-        // was declined): nothing is on its way, whatever notice the gateway may still send
+        // was declined): nothing is on its way, whatever notice the gateway may still send, and the
+        // page says so as for a declined order
         const cancelled = order?.state === 'pending' && page.ctx.query.cancelled === '1';
         // a pending payment's page reloads itself while the gateway's notification is due (seconds);
         // after that the page says so once rather than reloading for ever

@@ -400,7 +400,7 @@ describe('paid plans through the PayHere sandbox', () => {
     // the gateway's cancel link, followed before any notice (none comes for a cancelled payment)
     const cancelled = await browser.page(`/dashboard/billing?order=${order.order_id}&cancelled=1`);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.html).toContain('The payment for the Pro plan was cancelled: nothing was charged.');
+    expect(cancelled.html).toContain('The payment for the Pro plan was declined or cancelled: nothing was charged. <a href="/dashboard">Choose a plan again</a>');
     expect(refreshes(cancelled.html)).toBe(false);
     // a payment still not in long after the checkout began: said once, without reloading
     await server.orm.em.fork().execute("update checkout_order set created_at = created_at - interval '1 hour' where id = ?", [order.order_id]);
