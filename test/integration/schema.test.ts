@@ -77,3 +77,29 @@ describe('migrations that repair data', () => {
     ]);
   });
 });
+
+describe('migrations that carry keys', () => {
+  test("PayHere notices stored before their dedupe key named the order get their order in it, so PayHere's repeats of them are still repeats", async () => {
+    const url = new URL(databaseUrl());
+    url.pathname = `/dedupe_by_order_${Math.random().toString(36).slice(2, 10)}`;
+    const orm = await connectDatabase(url.toString());
+    onCleanup(() => orm.schema.dropDatabase());
+    await orm.schema.ensureDatabase();
+    await orm.migrator.up({ to: 'Migration20261128100000_pending_deliveries_by_endpoint' });
+    const em = orm.em.fork();
+    await em.execute(
+      `insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values
+        (now(), 'a', true, 'payhere:320025071278:2:AUTHORIZATION_SUCCESS', 'ord_5f0c2a9e7b4d4c8e9a610d2e'),
+        (now(), 'b', true, 'payhere:320025071279:-3:', null),
+        (now(), 'c', false, null, 'ord_5f0c2a9e7b4d4c8e9a610d2e')`,
+    );
+    await orm.migrator.up();
+    const rows = await em.execute<{ body: string; dedupe_key: string | null }[]>('select body, dedupe_key from payment_notification order by body');
+    expect(rows).toEqual([
+      { body: 'a', dedupe_key: 'payhere:ord_5f0c2a9e7b4d4c8e9a610d2e:320025071278:2:AUTHORIZATION_SUCCESS' },
+      // a notice whose order id was not kept (not one of ours) keeps its key
+      { body: 'b', dedupe_key: 'payhere:320025071279:-3:' },
+      { body: 'c', dedupe_key: null },
+    ]);
+  });
+});
