@@ -16,7 +16,8 @@ import { beginPlanChange } from './subscriptions.js';
  * Transitions (README "Subscriptions"): an order's first payment -> active on its plan, and a
  * renewal of the current order -> active, each for the month from the payment's date;
  * declined -> the order is declined, the subscription unchanged; stopped -> cancelled; charged
- * back -> expired, its recurring payments stopped; a failed renewal changes nothing (the paid period runs out by itself).
+ * back -> expired, its recurring payments stopped; a failed renewal changes nothing (the paid
+ * period runs out by itself).
  * A payment counts only as the gateway records it (its id, order, amount and date), and once.
  */
 export async function applyNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, notificationId: string, now: Date, waitForListing = false): Promise<string> {
