@@ -4,14 +4,28 @@ import { newKey } from './support/accounts.js';
 import { onCleanup } from './support/cleanup.js';
 import { connectDatabase, databaseUrl } from './support/server.js';
 
+/** A database of this test's own (dropped after the file), not created yet. */
+async function newDatabase(name: string) {
+  const url = new URL(databaseUrl());
+  url.pathname = `/${name}_${Math.random().toString(36).slice(2, 10)}`;
+  const orm = await connectDatabase(url.toString());
+  onCleanup(() => orm.schema.dropDatabase());
+  return orm;
+}
+
+/** A database of this test's own, made by the migrations up to `migration`, for rows stored before the later ones. */
+async function migratedTo(name: string, migration: string) {
+  const orm = await newDatabase(name);
+  await orm.schema.ensureDatabase();
+  await orm.migrator.up({ to: migration });
+  return orm;
+}
+
 // src/db/entities.ts and src/db/migrations/ must describe one schema: the ORM maps rows by the
 // entities, while the database is made by the migrations alone.
 describe('entities and migrations', () => {
   test('on a database made by the migrations, the schema generated from the entities changes nothing', async () => {
-    const url = new URL(databaseUrl());
-    url.pathname = `/schema_check_${Math.random().toString(36).slice(2, 10)}`;
-    const orm = await connectDatabase(url.toString());
-    onCleanup(() => orm.schema.dropDatabase());
+    const orm = await newDatabase('schema_check');
     // creates the empty database, then applies every migration
     await migrate(orm);
     expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toBe('');
@@ -20,12 +34,7 @@ describe('entities and migrations', () => {
 
 describe('migrations that carry data', () => {
   test('the request log of earlier months becomes the per-endpoint counters that GET /usage reads', async () => {
-    const url = new URL(databaseUrl());
-    url.pathname = `/usage_backfill_${Math.random().toString(36).slice(2, 10)}`;
-    const orm = await connectDatabase(url.toString());
-    onCleanup(() => orm.schema.dropDatabase());
-    await orm.schema.ensureDatabase();
-    await orm.migrator.up({ to: 'Migration20261124100000_webhooks' });
+    const orm = await migratedTo('usage_backfill', 'Migration20261124100000_webhooks');
     const { keyId } = await newKey(orm, { plan: 'starter' });
     const em = orm.em.fork();
     await em.execute(
@@ -51,12 +60,7 @@ describe('migrations that carry data', () => {
 
 describe('migrations that repair data', () => {
   test("the operator's documents get consistent timings; uploads over the API keep theirs", async () => {
-    const url = new URL(databaseUrl());
-    url.pathname = `/document_timings_${Math.random().toString(36).slice(2, 10)}`;
-    const orm = await connectDatabase(url.toString());
-    onCleanup(() => orm.schema.dropDatabase());
-    await orm.schema.ensureDatabase();
-    await orm.migrator.up({ to: 'Migration20261126000000_usage_at_admission' });
+    const orm = await migratedTo('document_timings', 'Migration20261126000000_usage_at_admission');
     const em = orm.em.fork();
     const columns = 'id, store_id, name, metadata, page_count, chunk_count, content_sha256, ingested_at, state, file_name, created_at, updated_at, processing_started_at, finished_at';
     await em.execute(
@@ -80,12 +84,7 @@ describe('migrations that repair data', () => {
 
 describe('migrations that carry keys', () => {
   test("PayHere notices stored before their dedupe key named the order get their order in it, so PayHere's repeats of them are still repeats", async () => {
-    const url = new URL(databaseUrl());
-    url.pathname = `/dedupe_by_order_${Math.random().toString(36).slice(2, 10)}`;
-    const orm = await connectDatabase(url.toString());
-    onCleanup(() => orm.schema.dropDatabase());
-    await orm.schema.ensureDatabase();
-    await orm.migrator.up({ to: 'Migration20261128100000_pending_deliveries_by_endpoint' });
+    const orm = await migratedTo('dedupe_by_order', 'Migration20261128100000_pending_deliveries_by_endpoint');
     const em = orm.em.fork();
     await em.execute(
       `insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values
