@@ -21,7 +21,12 @@ export interface Child {
 
 const running = new Set<Child>();
 
-// last resort when the run ends without reaching its own cleanup (an exception at the top level)
+// a signal sent to this process alone (kill, timeout) ends the run through process.exit, so that
+// the handler below stops the children: Node's own ending on a signal runs no 'exit' handler
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+
+// last resort when the run ends without reaching its own cleanup (an exception at the top level, a signal)
 process.on('exit', () => {
   for (const child of running) {
     try {
