@@ -30,7 +30,7 @@ export class FailedAuthThrottle {
 
   /** Refuses the address while it is over its limit (429 with Retry-After), unless the key is known good. */
   check(address: string, keyHash: string, now: number): void {
-    const window = this.current(address, now);
+    const window = this.current(addressBlock(address), now);
     if (!window || window.failures < this.perMinute || this.knownGood.has(keyHash)) return;
     const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
     throw new LimitExceededError(
@@ -41,10 +41,10 @@ export class FailedAuthThrottle {
   }
 
   fail(address: string, now: number): void {
-    const window = this.current(address, now) ?? { start: now, failures: 0 };
+    const block = addressBlock(address);
+    const window = this.current(block, now) ?? { start: now, failures: 0 };
     window.failures++;
     // re-inserted, so the Map's order is least recently failed first
-    const block = addressBlock(address);
     this.windows.delete(block);
     this.windows.set(block, window);
     if (this.windows.size > this.maxEntries) this.windows.delete(this.windows.keys().next().value!);
@@ -58,12 +58,12 @@ export class FailedAuthThrottle {
 
   /** The rate-limit headers of a refusal: the address's window of failed attempts. */
   headers(address: string, now: number): WindowHeaders {
-    const window = this.current(address, now);
+    const window = this.current(addressBlock(address), now);
     return { limit: this.perMinute, remaining: 0, reset: Math.ceil(((window?.start ?? now) + WINDOW_MS) / 1000) };
   }
 
-  private current(address: string, now: number): Window | undefined {
-    const block = addressBlock(address);
+  /** The window of an address block (addressBlock), unless its minute is over. */
+  private current(block: string, now: number): Window | undefined {
     const window = this.windows.get(block);
     if (window && now - window.start >= WINDOW_MS) {
       this.windows.delete(block);
