@@ -27,12 +27,14 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
     let em: EntityManager | undefined;
     Object.defineProperty(ctx.state, 'em', { get: () => (em ??= orm.em.fork()), configurable: true });
     ctx.set('X-Request-Id', requestId);
+    // the request's status and duration, taken once: the request log and the access log say the same
+    let ended: { status: number; durationMs: number } | undefined;
+    const end = () => (ended ??= { status: ctx.state.finalStatus ?? ctx.status, durationMs: Number(process.hrtime.bigint() - started) / 1e6 });
     let recorded: Promise<void> | undefined;
     const recordOutcome = () => {
-      const { logId, finalStatus, usage } = ctx.state;
+      const { logId, usage } = ctx.state;
       if (!logId) return Promise.resolve();
-      const status = finalStatus ?? ctx.status;
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const { status, durationMs } = end();
       // the request already counts (its row was written at admission); only a query, which
       // reports what it used, waits for its outcome, so that the caller's next GET /usage sees
       // its tokens
@@ -47,8 +49,7 @@ export function requestContext(orm: Orm, log: Logger, inFlight: InFlightRequests
       await next();
     } finally {
       await ctx.state.recordOutcome();
-      const status = ctx.state.finalStatus ?? ctx.status;
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const { status, durationMs } = end();
       ctx.state.log.info(
         {
           method: ctx.method,
