@@ -1,9 +1,11 @@
 import { beforeAll, expect, test } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Orm } from '../../src/db/orm.js';
 import { newKey } from './support/accounts.js';
 import { apiClient } from './support/contract.js';
 import { DashboardBrowser, uniqueEmail } from './support/dashboard.js';
-import { startServerProcess } from './support/server-process.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { connectDatabase } from './support/server.js';
 import { answer, startReceiver, verified, type Receiver } from './support/webhook-receiver.js';
 
@@ -13,8 +15,38 @@ import { answer, startReceiver, verified, type Receiver } from './support/webhoo
 
 let receiver: Receiver;
 
+/**
+ * A server process whose relay polls once at its start and then not for a minute, returned once
+ * that first poll has fanned out: an event committed after it waits for the next process. (The
+ * first poll may end after the process answers HTTP; had it taken the test's delivery, a kill would
+ * leave it leased for the attempt's timeout and 30 s more.) The poll is seen by an event of a type no endpoint wants, made
+ * before the process starts: 29 days old, so that it is among the first the poll fans out, and
+ * not yet pruned.
+ */
+async function startIdleRelayProcess(orm: Orm, env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const { accountId } = await newKey(orm);
+  const id = `evt_poll_${randomUUID()}`;
+  const em = orm.em.fork();
+  await em.execute("insert into webhook_event (id, account_id, type, data, created_at) values (?, ?, 'test.relay_polled', '{}', now() - interval '29 days')", [id, accountId]);
+  const server = await startServerProcess({ ...env, WEBHOOK_POLL_MS: '60000' });
+  const deadline = Date.now() + 30_000;
+  while ((await em.execute<{ n: number }[]>('select count(*)::int as n from webhook_event where id = ? and dispatched_at is not null', [id]))[0]!.n === 0) {
+    if (Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`the server process's relay did not poll within 30 s of its start: ${server.stderrTail()}`);
+    }
+    await sleep(50);
+  }
+  return server;
+}
+
 beforeAll(async () => {
   receiver = await startReceiver();
+  // deliveries left pending by earlier test files (the database is shared; their receivers are
+  // gone, or their ports now someone else's) are put off a day: this file's relays attempt only
+  // its own deliveries, and none of them takes one while attempting another's
+  const orm = await connectDatabase();
+  await orm.em.fork().execute("update webhook_delivery set next_attempt_at = now() + interval '1 day' where state = 'pending'");
 });
 
 test('an event committed by a process killed before delivering it arrives once a process is back', async () => {
@@ -24,7 +56,7 @@ test('an event committed by a process killed before delivering it arrives once a
   receiver.route(path, answer(200, 'ok'));
   const env = { WEBHOOKS_TEST_LOOPBACK_SUFFIX: '.test', WEBHOOK_CA_FILE: receiver.caFile };
   // the relay polls at start, then not for a minute: long after this process is killed
-  const first = await startServerProcess({ ...env, WEBHOOK_POLL_MS: '60000' });
+  const first = await startIdleRelayProcess(orm, env);
   const created = await apiClient(first.url, key).POST('/api/v1/dev/webhooks/endpoints', { body: { url: receiver.url(path), event_types: ['api_key.created'] } });
   expect(created.response.status).toBe(201);
   const { endpoint, secret } = created.data!;
@@ -52,7 +84,7 @@ test('a change of plan first fans out the events from before it, so a move to Fr
   const path = '/hook/downgrade';
   receiver.route(path, answer(200, 'ok'));
   // the relay polls at start, then not for a minute: only the plan change itself fans out
-  const server = await startServerProcess({ WEBHOOKS_TEST_LOOPBACK_SUFFIX: '.test', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_POLL_MS: '60000' });
+  const server = await startIdleRelayProcess(orm, { WEBHOOKS_TEST_LOOPBACK_SUFFIX: '.test', WEBHOOK_CA_FILE: receiver.caFile });
   const browser = new DashboardBrowser(server.url);
   await browser.signUp(uniqueEmail('fan-out-downgrade'));
   const csrf = { 'X-CSRF-Token': browser.csrf! };
