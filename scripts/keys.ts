@@ -1,8 +1,9 @@
-// Operator CLI for accounts, subscriptions and API keys (customers use the dashboard).
+// Operator CLI for accounts, subscriptions, plans made for one customer and API keys (customers use the dashboard).
 //   npm run keys -- account create --name "Royal College" [--email it@example.lk]
 //   npm run keys -- account list
-//   npm run keys -- subscription set --account <id> --plan free|starter|pro|enterprise
+//   npm run keys -- subscription set --account <id> --plan free|starter|pro|enterprise|<code of a plan made below>
 //                    [--state active|trialing|expired|cancelled] [--trial-ends <ISO date>] [--period-end <ISO date>]
+//   npm run keys -- plan create --code <code> --like <plan> [--name <name>] [--per-minute <n>] [--per-day <n>] [--per-month <n>]
 //   npm run keys -- key create --account <id> [--name <label>] [--env live|test] [--read-only] [--allow-ip <ip or CIDR>]...
 //   npm run keys -- key list [--account <id>]
 //   npm run keys -- key revoke --key <id>
@@ -12,6 +13,7 @@ import { Account, SUBSCRIPTION_STATES, type SubscriptionState } from '../src/db/
 import { createAccount, setSubscription } from '../src/domain/accounts/accounts.js';
 import { createKey, listKeys, revokeKey } from '../src/domain/keys/keys.js';
 import { NoActivePlanError } from '../src/domain/errors.js';
+import { createCustomPlan } from '../src/domain/plans/custom-plans.js';
 import { commandLine } from './lib/command-line.js';
 import { CANCEL_RECURRING_QUEUE, queueRecordedStops } from '../src/domain/billing/recurring-stops.js';
 import { GATEWAY_POLICY } from '../src/jobs/billing-worker.js';
@@ -20,7 +22,8 @@ import { PgBossQueue } from '../src/jobs/pg-boss-queue.js';
 const USAGE = `usage: npm run keys -- <command>
   account create --name <name> [--email <email>]
   account list
-  subscription set --account <id> --plan <free|starter|pro|enterprise> [--state <active|trialing|expired|cancelled>] [--trial-ends <date>] [--period-end <date>]
+  subscription set --account <id> --plan <free|starter|pro|enterprise|code> [--state <active|trialing|expired|cancelled>] [--trial-ends <date>] [--period-end <date>]
+  plan create --code <code> --like <free|starter|pro|enterprise> [--name <name>] [--per-minute <n>] [--per-day <n>] [--per-month <n>]
   key create --account <id> [--name <label>] [--env <live|test>] [--read-only] [--allow-ip <ip or CIDR>]...
   key list [--account <id>]
   key revoke --key <id>`;
@@ -41,6 +44,11 @@ const { values, positionals } = commandLine('keys', USAGE, {
     'read-only': { type: 'boolean', default: false },
     'allow-ip': { type: 'string', multiple: true },
     key: { type: 'string' },
+    code: { type: 'string' },
+    like: { type: 'string' },
+    'per-minute': { type: 'string' },
+    'per-day': { type: 'string' },
+    'per-month': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -57,6 +65,14 @@ function date(name: 'trial-ends' | 'period-end'): Date | undefined {
   const parsed = new Date(text);
   if (Number.isNaN(parsed.getTime())) throw new UsageError(`--${name} must be a date such as 2026-12-31`);
   return parsed;
+}
+
+/** A whole-number option, checked by createCustomPlan; undefined when not given. */
+function wholeNumber(name: 'per-minute' | 'per-day' | 'per-month'): number | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new UsageError(`--${name} must be a whole number such as 1000`);
+  return Number(text);
 }
 
 if (values.help || positionals.length < 2) {
@@ -92,6 +108,13 @@ try {
         await jobs.stop();
       }
       console.log(`account ${need('account')}: plan ${s.plan.name}, state ${s.state}`);
+      break;
+    }
+    case 'plan create': {
+      const plan = await createCustomPlan(em, { code: need('code'), like: need('like'), name: values.name, perMinute: wholeNumber('per-minute'), perDay: wholeNumber('per-day'), perMonth: wholeNumber('per-month') });
+      console.log(
+        `plan ${plan.code} created (${plan.name}: ${plan.rateLimitPerMinute} a minute, ${plan.rateLimitPerDay} a day, ${plan.monthlyQuota} a month; unlisted); put an account on it with: npm run keys -- subscription set --account <id> --plan ${plan.code}`,
+      );
       break;
     }
     case 'key create': {

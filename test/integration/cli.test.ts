@@ -66,6 +66,59 @@ describe('npm run keys', () => {
   });
 });
 
+describe('npm run keys -- plan create', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  const code = () => `cli-${Math.random().toString(36).slice(2, 10)}`;
+
+  test("a plan made for one customer has its own limits and the copied plan's features, and is listed nowhere", async () => {
+    const custom = code();
+    const made = await run('keys', 'plan', 'create', '--code', custom, '--like', 'enterprise', '--per-minute', '600', '--per-day', '70000');
+    expect(made.status).toBe(0);
+    expect(made.stdout).toContain(`plan ${custom} created (Enterprise: 600 a minute, 70000 a day, 50000 a month; unlisted)`);
+    const account = /account ([0-9a-f-]{36})/.exec((await run('keys', 'account', 'create', '--name', 'Negotiated school')).stdout)![1]!;
+    expect((await run('keys', 'subscription', 'set', '--account', account, '--plan', custom)).stdout).toContain('plan Enterprise, state active');
+    const { key } = await newKey(server.orm, { plan: custom, accountId: account });
+    const client = apiClient(server.url, key);
+
+    const usage = await client.GET('/api/v1/dev/usage');
+    expect(usage.response.headers.get('X-RateLimit-Limit')).toBe('600');
+    expect(usage.data!.plan).toEqual({ name: 'Enterprise', rate_limit_per_minute: 600, rate_limit_per_day: 70000, monthly_quota: 50000 });
+    // Enterprise's features: custom knowledge bases (with Enterprise's storage) and the thinking model
+    const kb = await client.POST('/api/v1/dev/knowledge-bases', { body: { name: 'negotiated' } });
+    expect(kb.response.status).toBe(201);
+    const thinking = await client.POST('/api/v1/dev/query', { body: { query: 'What is photosynthesis?', model: 'svcai-thinking' } });
+    expect(thinking.response.status).toBe(200);
+    // the account's own plan is shown to it; the plans on offer are the four
+    const plans = await client.GET('/api/v1/dev/plans');
+    expect(plans.data!.current_plan).toMatchObject({ name: 'Enterprise', rate_limit_per_minute: 600, allowed_models: ['svcai-fast', 'svcai-thinking'] });
+    expect(plans.data!.available_plans.map((p) => [p.name, p.rate_limit_per_minute])).toEqual([['Free', 10], ['Starter', 20], ['Pro', 60], ['Enterprise', 200]]);
+  });
+
+  test('mistakes are refused with what to change, and make no plan', async () => {
+    const taken = code();
+    expect((await run('keys', 'plan', 'create', '--code', taken, '--like', 'pro')).status).toBe(0);
+    const refused = [code(), code(), code(), code()];
+    for (const [args, message] of [
+      [['--code', taken, '--like', 'enterprise'], `A plan with the code '${taken}' exists already.`],
+      [['--code', 'Royal College', '--like', 'pro'], "The plan code 'Royal College' is not usable: use 1 to 50 lower case letters, digits and hyphens"],
+      [['--code', refused[0]!, '--like', 'gold'], "Unknown plan 'gold' to copy."],
+      [['--code', refused[1]!, '--like', 'pro', '--per-minute', '0'], '--per-minute must be a whole number from 1 to 2147483647.'],
+      [['--code', refused[2]!, '--like', 'pro', '--per-day', 'lots'], '--per-day must be a whole number such as 1000'],
+      [['--code', refused[3]!, '--like', 'pro', '--per-month', '3000000000'], '--per-month must be a whole number from 1 to 2147483647.'],
+      [['--like', 'pro'], '--code is required'],
+    ] as const) {
+      const result = await run('keys', 'plan', 'create', ...args);
+      expect({ args, status: result.status, stderr: result.stderr }).toEqual({ args, status: 1, stderr: expect.stringContaining(message) });
+    }
+    const plans = await server.orm.em.fork().execute<{ code: string; name: string }[]>('select code, name from plan where code in (?)', [[taken, 'royal college', ...refused]]);
+    // the first one stays a copy of Pro
+    expect(plans).toEqual([{ code: taken, name: 'Pro' }]);
+  });
+});
+
 describe('npm run ingest', () => {
   test('indexes good files, reports unreadable ones by name, and exits 1', async () => {
     const dir = temporaryDirectory('ingest-cli-');

@@ -25,7 +25,7 @@ export interface SubscriptionChange {
 export async function setSubscription(db: EntityManager, accountId: string, change: SubscriptionChange, now: Date): Promise<Subscription> {
   return db.transactional(async (em) => {
     const plan = await findPlanByCode(em, change.planCode);
-    if (!plan) throw new Error(`Unknown plan '${change.planCode}'. Plans: free, starter, pro, enterprise.`);
+    if (!plan) throw new Error(`Unknown plan '${change.planCode}'. Plans: free, starter, pro, enterprise, or one made with npm run keys -- plan create.`);
     const account = await em.findOneOrFail(Account, { id: accountId }, { failHandler: () => new Error(`No account with id ${accountId}.`) });
     await beginPlanChange(em, accountId, now);
     let subscription = await em.findOne(Subscription, { account }, { orderBy: { createdAt: 'desc' } });
