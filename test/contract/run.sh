@@ -23,7 +23,11 @@ new_key() {
   node dist/scripts/keys.js subscription set --account "$account" --plan "$1" >/dev/null
   node dist/scripts/keys.js key create --account "$account" --name contract | grep -oE '^(svc_|sk_test_)[A-Za-z0-9]+$'
 }
-key="$(new_key enterprise)"
+# The run's key is on a copy of Enterprise whose per-minute limit schemathesis's pace never meets
+# (the limiter still runs): paced under Enterprise's 200 a minute, the run took half an hour.
+contract_plan="contract-$(date +%s)-$RANDOM"
+node dist/scripts/keys.js plan create --code "$contract_plan" --like enterprise --per-minute 100000 >/dev/null
+key="$(new_key "$contract_plan")"
 
 # the generated clients read the contract from the docs site
 DOCS_PORT="$(node --input-type=module -e "import { freePort } from './dist/scripts/lib/free-port.js'; console.log(await freePort())")"
@@ -50,7 +54,7 @@ PYTHONPATH="$REPO_DIR/test/contract" SCHEMATHESIS_HOOKS=hooks "$CACHE_DIR/venv/b
   --phases examples,coverage,fuzzing,stateful \
   --max-examples "${CONTRACT_MAX_EXAMPLES:-60}" \
   --seed "${CONTRACT_SEED:-20261121}" \
-  --rate-limit 150/m \
+  --rate-limit "${CONTRACT_RATE_LIMIT:-600/m}" \
   --warnings off \
   --report junit --report-dir "$out"
 
