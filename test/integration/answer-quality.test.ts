@@ -10,6 +10,7 @@ import { ingestDocument } from '../../src/domain/ingestion/ingest.js';
 import { retrieve } from '../../src/domain/retrieval/retrieve.js';
 import { ensureStore } from '../../src/domain/stores/stores.js';
 import type { Services } from '../../src/services.js';
+import { rememberingEmbedder } from '../../scripts/lib/retrieval-eval.js';
 import { printTexts } from './support/printed-pdfs.js';
 import { newKey } from './support/accounts.js';
 import { apiClient } from './support/contract.js';
@@ -52,6 +53,8 @@ beforeAll(async () => {
   sets.english = (await lines('sciq-test.jsonl')).map((r) => ({ question: r.question!, answer: r.answer!, passage: r.support! }));
   sets.sinhala = (await lines('sinhala-qa.jsonl')).map((r) => ({ question: r.question!, answer: r.answer!, passage: r.context! }));
   for (const format of ['text', 'chromium-pdf'] as const) await ensureStore(orm.em.fork(), store(format), { shared: true });
+  // a passage read alike from its text and its PDF is embedded once
+  const embedder = rememberingEmbedder(services.embedder!);
   for (const [language, items] of Object.entries(sets) as [Language, Item[]][]) {
     const pdfs = await printTexts('chromium', language, items.map((item) => item.passage));
     for (const [i, item] of items.entries()) {
@@ -60,7 +63,7 @@ beforeAll(async () => {
         ['chromium-pdf', `${language}-${i}.pdf`, pdfs[i]!],
       ];
       for (const [format, name, bytes] of documents) {
-        await ingestDocument(orm.em.fork(), services.index, services.embedder, {
+        await ingestDocument(orm.em.fork(), services.index, embedder, {
           store: store(format),
           name,
           bytes,
