@@ -77,15 +77,22 @@ describe('npm run keys -- plan create', () => {
     const custom = code();
     const made = await run('keys', 'plan', 'create', '--code', custom, '--like', 'enterprise', '--per-minute', '600', '--per-day', '70000');
     expect(made.status).toBe(0);
-    expect(made.stdout).toContain(`plan ${custom} created (Enterprise: 600 a minute, 70000 a day, 50000 a month; unlisted)`);
+    expect(made.stdout).toContain(`plan ${custom} created (Enterprise (custom): 600 a minute, 70000 a day, 50000 a month; unlisted)`);
     const account = /account ([0-9a-f-]{36})/.exec((await run('keys', 'account', 'create', '--name', 'Negotiated school')).stdout)![1]!;
-    expect((await run('keys', 'subscription', 'set', '--account', account, '--plan', custom)).stdout).toContain('plan Enterprise, state active');
+    expect((await run('keys', 'subscription', 'set', '--account', account, '--plan', 'pro')).status).toBe(0);
+    expect((await run('keys', 'subscription', 'set', '--account', account, '--plan', custom)).stdout).toContain('plan Enterprise (custom), state active');
+    // each change is in the account's audit log, by the operator, and sent as its subscription event
+    const em = server.orm.em.fork();
+    const audit = await em.execute("select subject, detail->>'by' as by from audit_event where account_id = ? and action = 'subscription.changed' order by created_at", [account]);
+    expect(audit).toEqual([{ subject: 'Pro', by: 'operator' }, { subject: 'Enterprise (custom)', by: 'operator' }]);
+    const events = await em.execute("select type, data->>'plan' as plan from webhook_event where account_id = ? order by created_at", [account]);
+    expect(events).toEqual([{ type: 'subscription.activated', plan: 'pro' }, { type: 'subscription.updated', plan: custom }]);
     const { key } = await newKey(server.orm, { plan: custom, accountId: account });
     const client = apiClient(server.url, key);
 
     const usage = await client.GET('/api/v1/dev/usage');
     expect(usage.response.headers.get('X-RateLimit-Limit')).toBe('600');
-    expect(usage.data!.plan).toEqual({ name: 'Enterprise', rate_limit_per_minute: 600, rate_limit_per_day: 70000, monthly_quota: 50000 });
+    expect(usage.data!.plan).toEqual({ name: 'Enterprise (custom)', rate_limit_per_minute: 600, rate_limit_per_day: 70000, monthly_quota: 50000 });
     // Enterprise's features: custom knowledge bases (with Enterprise's storage) and the thinking model
     const kb = await client.POST('/api/v1/dev/knowledge-bases', { body: { name: 'negotiated' } });
     expect(kb.response.status).toBe(201);
@@ -93,7 +100,7 @@ describe('npm run keys -- plan create', () => {
     expect(thinking.response.status).toBe(200);
     // the account's own plan is shown to it; the plans on offer are the four
     const plans = await client.GET('/api/v1/dev/plans');
-    expect(plans.data!.current_plan).toMatchObject({ name: 'Enterprise', rate_limit_per_minute: 600, allowed_models: ['svcai-fast', 'svcai-thinking'] });
+    expect(plans.data!.current_plan).toMatchObject({ name: 'Enterprise (custom)', rate_limit_per_minute: 600, allowed_models: ['svcai-fast', 'svcai-thinking'] });
     expect(plans.data!.available_plans.map((p) => [p.name, p.rate_limit_per_minute])).toEqual([['Free', 10], ['Starter', 20], ['Pro', 60], ['Enterprise', 200]]);
   });
 
@@ -115,7 +122,7 @@ describe('npm run keys -- plan create', () => {
     }
     const plans = await server.orm.em.fork().execute<{ code: string; name: string }[]>('select code, name from plan where code in (?)', [[taken, 'royal college', ...refused]]);
     // the first one stays a copy of Pro
-    expect(plans).toEqual([{ code: taken, name: 'Pro' }]);
+    expect(plans).toEqual([{ code: taken, name: 'Pro (custom)' }]);
   });
 });
 

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, Subscription, type SubscriptionState } from '../../db/entities.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { recordSubscriptionEvent } from '../billing/subscription-events.js';
 import { beginPlanChange, stopRecurring } from '../billing/subscriptions.js';
 import { findPlanByCode } from '../plans/catalogue.js';
+import { isUsable } from './subscriptions.js';
 
 export async function createAccount(em: EntityManager, name: string, email?: string): Promise<Account> {
   const account = em.create(Account, { id: randomUUID(), name, email: email ?? null, createdAt: new Date() });
@@ -21,6 +24,7 @@ export interface SubscriptionChange {
  * Sets the account's subscription (one per account). The change applies to the account's keys
  * from their next request. Moving a paying account to another plan or state stops its recurring
  * payments, as the dashboard's plan changes do: the stop is recorded here, for queueRecordedStops.
+ * The change is in the account's audit log (by the operator) and sent as a subscription.* event.
  */
 export async function setSubscription(db: EntityManager, accountId: string, change: SubscriptionChange, now: Date): Promise<Subscription> {
   return db.transactional(async (em) => {
@@ -29,12 +33,16 @@ export async function setSubscription(db: EntityManager, accountId: string, chan
     const account = await em.findOneOrFail(Account, { id: accountId }, { failHandler: () => new Error(`No account with id ${accountId}.`) });
     await beginPlanChange(em, accountId, now);
     let subscription = await em.findOne(Subscription, { account }, { orderBy: { createdAt: 'desc' } });
+    const hadPlan = subscription !== null && isUsable(subscription, now);
     if (subscription && (subscription.plan.id !== plan.id || subscription.state !== change.state)) stopRecurring(em, subscription, now);
     subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: change.state, currentPeriodStart: now, createdAt: now });
     subscription.plan = plan;
     subscription.state = change.state;
     subscription.currentPeriodEnd = change.periodEnd ?? null;
     subscription.trialEndsAt = change.state === 'trialing' ? (change.trialEndsAt ?? null) : null;
+    // told as the dashboard's and the gateway's changes are: the account's audit log and its subscription.* webhook event
+    recordAudit(em, { accountId, userId: null, action: 'subscription.changed', subject: plan.name, detail: { state: subscription.state, by: 'operator' } }, now);
+    recordSubscriptionEvent(em, accountId, plan.code, subscription, hadPlan, now);
     return subscription;
   });
 }
