@@ -96,7 +96,8 @@ export interface paths {
          * Current plan and available plans
          * @description Returns the plan of the key owner's current subscription and the catalogue of available
          *     plans (Free, Starter, Pro, Enterprise, by ascending price; the current plan is in the
-         *     list too). Takes no parameters and no body; query-string parameters are ignored.
+         *     list too, unless it is a plan arranged for one customer, which is never listed). Takes no
+         *     parameters and no body; query-string parameters are ignored.
          *     Read-only keys may call it.
          */
         get: operations["getPlans"];
@@ -1607,7 +1608,7 @@ export interface components {
             /** @description Plan of the key owner's current subscription. */
             current_plan: components["schemas"]["Plan"];
             /**
-             * @description All available plans by ascending price (the current plan included).
+             * @description All available plans by ascending price (the current plan included, unless it is a plan arranged for one customer, which is never listed).
              * @example [
              *       {
              *         "id": "3f1c2a9e-7b4d-4c8e-9a61-0d2e5b7c8f10",

@@ -7,7 +7,7 @@ export interface CustomPlanRequest {
   code: string;
   /** the plan whose features, price and storage limits it copies */
   like: string;
-  /** shown to the customer (GET /usage, the dashboard); `like`'s name by default */
+  /** shown to the customer (GET /plans, GET /usage, the dashboard); `like`'s name and "(custom)" by default, so that it is not taken for the listed plan */
   name?: string;
   perMinute?: number;
   perDay?: number;
@@ -36,7 +36,7 @@ export async function createCustomPlan(db: EntityManager, request: CustomPlanReq
     const plan = em.create(Plan, {
       id: randomUUID(),
       code: request.code,
-      name: request.name ?? like.name,
+      name: request.name ?? `${like.name} (custom)`,
       description: like.description,
       priceLkr: like.priceLkr,
       rateLimitPerMinute: request.perMinute ?? like.rateLimitPerMinute,
