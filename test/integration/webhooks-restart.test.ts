@@ -6,6 +6,7 @@ import { newKey } from './support/accounts.js';
 import { apiClient } from './support/contract.js';
 import { DashboardBrowser, uniqueEmail } from './support/dashboard.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { until } from './support/until.js';
 import { connectDatabase } from './support/server.js';
 import { answer, startReceiver, verified, type Receiver } from './support/webhook-receiver.js';
 
@@ -29,13 +30,10 @@ async function startIdleRelayProcess(orm: Orm, env: NodeJS.ProcessEnv): Promise<
   const em = orm.em.fork();
   await em.execute("insert into webhook_event (id, account_id, type, data, created_at) values (?, ?, 'test.relay_polled', '{}', now() - interval '29 days')", [id, accountId]);
   const server = await startServerProcess({ ...env, WEBHOOK_POLL_MS: '60000' });
-  const deadline = Date.now() + 30_000;
-  while ((await em.execute<{ n: number }[]>('select count(*)::int as n from webhook_event where id = ? and dispatched_at is not null', [id]))[0]!.n === 0) {
-    if (Date.now() > deadline) {
-      await server.stop();
-      throw new Error(`the server process's relay did not poll within 30 s of its start: ${server.stderrTail()}`);
-    }
-    await sleep(50);
+  const dispatched = async () => (await em.execute<{ n: number }[]>('select count(*)::int as n from webhook_event where id = ? and dispatched_at is not null', [id]))[0]!.n;
+  if ((await until(dispatched, (n) => n > 0)) === 0) {
+    await server.stop();
+    throw new Error(`the server process's relay did not poll within 30 s of its start: ${server.stderrTail()}`);
   }
   return server;
 }
