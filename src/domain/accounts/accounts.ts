@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, Subscription, type SubscriptionState } from '../../db/entities.js';
-import { recordAudit } from '../audit/audit-log.js';
-import { recordSubscriptionEvent } from '../billing/subscription-events.js';
+import { hadPlanBefore, recordPlanChange } from '../billing/plan-changes.js';
 import { beginPlanChange, stopRecurring } from '../billing/subscriptions.js';
 import { findPlanByCode } from '../plans/catalogue.js';
-import { isUsable } from './subscriptions.js';
 
 export async function createAccount(em: EntityManager, name: string, email?: string): Promise<Account> {
   const account = em.create(Account, { id: randomUUID(), name, email: email ?? null, createdAt: new Date() });
@@ -33,7 +31,7 @@ export async function setSubscription(db: EntityManager, accountId: string, chan
     const account = await em.findOneOrFail(Account, { id: accountId }, { failHandler: () => new Error(`No account with id ${accountId}.`) });
     await beginPlanChange(em, accountId, now);
     let subscription = await em.findOne(Subscription, { account }, { orderBy: { createdAt: 'desc' } });
-    const hadPlan = subscription !== null && isUsable(subscription, now);
+    const hadPlan = hadPlanBefore(subscription, now);
     if (subscription && (subscription.plan.id !== plan.id || subscription.state !== change.state)) stopRecurring(em, subscription, now);
     subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: change.state, currentPeriodStart: now, createdAt: now });
     subscription.plan = plan;
@@ -41,8 +39,7 @@ export async function setSubscription(db: EntityManager, accountId: string, chan
     subscription.currentPeriodEnd = change.periodEnd ?? null;
     subscription.trialEndsAt = change.state === 'trialing' ? (change.trialEndsAt ?? null) : null;
     // told as the dashboard's and the gateway's changes are: the account's audit log and its subscription.* webhook event
-    recordAudit(em, { accountId, userId: null, action: 'subscription.changed', subject: plan.name, detail: { state: subscription.state, by: 'operator' } }, now);
-    recordSubscriptionEvent(em, accountId, plan.code, subscription, hadPlan, now);
+    recordPlanChange(em, { accountId, userId: null, plan, subscription, hadPlan, detail: { by: 'operator' } }, now);
     return subscription;
   });
 }

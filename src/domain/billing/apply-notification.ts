@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutOrder, PaymentNotification, Subscription } from '../../db/entities.js';
-import { isUsable } from '../accounts/subscriptions.js';
-import { recordAudit } from '../audit/audit-log.js';
-import { recordSubscriptionEvent } from './subscription-events.js';
+import { hadPlanBefore, recordPlanChange } from './plan-changes.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { ConfirmedPayment, PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
 import { monthAfter } from './sri-lanka-time.js';
@@ -77,8 +75,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
       // go on taking money for no plan, so they stop (those the notice names are not signed)
       if (event.kind === 'charged_back' && subscription.gatewaySubscriptionId) stop.push(subscription.gatewaySubscriptionId);
       subscription.gatewaySubscriptionId = null;
-      recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: subscription.state, by: 'payment gateway' } }, now);
-      recordSubscriptionEvent(tx, order.account.id, order.plan.code, subscription, true, now);
+      recordPlanChange(tx, { accountId: order.account.id, userId: null, plan: order.plan, subscription, hadPlan: true, detail: { by: 'payment gateway' } }, now);
       return event.kind;
     case 'paid':
     case 'renewed':
@@ -132,7 +129,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
           : `the order's recurring payments are ${recorded}`;
     return `${event.kind}: invoice recorded, ${why}`;
   }
-  const hadPlan = subscription !== null && isUsable(subscription, now);
+  const hadPlan = hadPlanBefore(subscription, now);
   const target =
     subscription ??
     tx.create(Subscription, { id: randomUUID(), account: order.account, plan: order.plan, state: 'active', currentPeriodStart: now, createdAt: now });
@@ -149,8 +146,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
   // recorded once the gateway's list ties them to the order (at the latest, with the first renewal)
   target.gatewaySubscriptionId = gatewayId ?? target.gatewaySubscriptionId;
   target.currentPeriodEnd = previousEnd && previousEnd > usableUntil ? previousEnd : usableUntil;
-  recordAudit(tx, { accountId: order.account.id, userId: null, action: 'subscription.changed', subject: order.plan.name, detail: { state: 'active', by: 'payment gateway', payment: event.paymentId } }, now);
-  recordSubscriptionEvent(tx, order.account.id, order.plan.code, target, hadPlan, now);
+  recordPlanChange(tx, { accountId: order.account.id, userId: null, plan: order.plan, subscription: target, hadPlan, detail: { by: 'payment gateway', payment: event.paymentId } }, now);
   return event.kind;
 }
 

@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, Subscription, type SubscriptionState } from '../../db/entities.js';
 import { isUsable } from '../accounts/subscriptions.js';
-import { recordAudit } from '../audit/audit-log.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
 import { findPlanByCode } from '../plans/catalogue.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { SignedIn } from '../sign-in/sessions.js';
 import { dispatchAccountEvents } from '../webhooks/dispatch.js';
 import { queueRecordedStops, recordStop } from './recurring-stops.js';
-import { recordSubscriptionEvent } from './subscription-events.js';
+import { hadPlanBefore, recordPlanChange } from './plan-changes.js';
 
 // Subscription changes made in the dashboard (README "Subscriptions": the transition table).
 // One subscription row per account, changed in place; the payment gateway's notifications change
@@ -61,7 +60,7 @@ export async function changeSubscription(db: EntityManager, queue: JobQueue, who
     const account = await em.findOneOrFail(Account, { id: who.accountId });
     if (request.trial && account.trialUsedAt) throw new ConflictError('This account has had its trial: subscribe to a plan through checkout.');
     let subscription = await latest(em, who.accountId);
-    const hadPlan = subscription !== null && isUsable(subscription, now);
+    const hadPlan = hadPlanBefore(subscription, now);
     if (subscription) stopRecurring(em, subscription, now);
     subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: 'active', currentPeriodStart: now, createdAt: now });
     subscription.plan = plan;
@@ -75,8 +74,7 @@ export async function changeSubscription(db: EntityManager, queue: JobQueue, who
       subscription.state = 'active';
       subscription.trialEndsAt = null;
     }
-    recordAudit(em, { accountId: account.id, userId: who.user.id, action: 'subscription.changed', subject: plan.name, detail: { state: subscription.state } }, now);
-    recordSubscriptionEvent(em, account.id, plan.code, subscription, hadPlan, now);
+    recordPlanChange(em, { accountId: account.id, userId: who.user.id, plan, subscription, hadPlan }, now);
     return subscription;
   });
   await queueRecordedStops(db, queue);
@@ -93,8 +91,7 @@ export async function cancelSubscription(db: EntityManager, queue: JobQueue, who
     }
     stopRecurring(em, subscription, now);
     subscription.state = 'cancelled';
-    recordAudit(em, { accountId: who.accountId, userId: who.user.id, action: 'subscription.changed', subject: subscription.plan.name, detail: { state: 'cancelled' } }, now);
-    recordSubscriptionEvent(em, who.accountId, subscription.plan.code, subscription, true, now);
+    recordPlanChange(em, { accountId: who.accountId, userId: who.user.id, plan: subscription.plan, subscription, hadPlan: true }, now);
     return subscription;
   });
   await queueRecordedStops(db, queue);
