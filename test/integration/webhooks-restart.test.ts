@@ -41,10 +41,12 @@ async function startIdleRelayProcess(orm: Orm, env: NodeJS.ProcessEnv): Promise<
 beforeAll(async () => {
   receiver = await startReceiver();
   // deliveries left pending by earlier test files (the database is shared; their receivers are
-  // gone, or their ports now someone else's) are put off a day: this file's relays attempt only
-  // its own deliveries, and none of them takes one while attempting another's
+  // gone, or their ports now someone else's) are put off a day, and events they left undelivered
+  // count as fanned out: this file's relays attempt only its own deliveries, and none of them
+  // takes one while attempting another's
   const orm = await connectDatabase();
   await orm.em.fork().execute("update webhook_delivery set next_attempt_at = now() + interval '1 day' where state = 'pending'");
+  await orm.em.fork().execute('update webhook_event set dispatched_at = now() where dispatched_at is null');
 });
 
 test('an event committed by a process killed before delivering it arrives once a process is back', async () => {
