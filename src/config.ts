@@ -132,6 +132,8 @@ const schema = z.object({
   /** Length of a paid plan's trial (once per account); it ends in expired unless paid. */
   TRIAL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   PAYHERE_UNLISTED_RETRIES: z.coerce.number().int().min(0).max(20).default(8),
+  /** how often notifications not processed and stops of recurring payments not done are queued again (a queueing that failed, a job whose retries are spent) */
+  BILLING_SWEEP_MS: z.coerce.number().int().min(1000).max(86_400_000).default(900_000),
   /**
    * Webhook delivery (src/domain/webhooks/dispatch.ts): the waits after each failed attempt, in
    * milliseconds (7 retries over about 42 hours by default), the timeout of one attempt, how
@@ -258,7 +260,6 @@ export function signInSettings(config: Config): SignInSettings {
   };
 }
 
-/** The key-hashing secret, which every program that handles API keys needs. */
 /** The ingestion worker's settings, and its worker pool: one thread per job, files waiting their turn as long as it takes. */
 export function ingestionSettings(config: Config): { concurrency: number; perAccount: number; sweepMs: number; pool: PoolLimits } {
   return {
@@ -277,6 +278,7 @@ export function ingestionSettings(config: Config): { concurrency: number; perAcc
   };
 }
 
+/** The key-hashing secret, which every program that handles API keys needs. */
 export function keyHashSecret(config: Config): string {
   if (!config.KEY_HASH_SECRET) throw new ConfigError('Invalid configuration:\n  KEY_HASH_SECRET: required (a random secret of at least 32 characters)');
   return config.KEY_HASH_SECRET;

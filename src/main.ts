@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     () => log.warn('search index unavailable at start; queries answer 503 until it is reachable'),
   );
   // payment notifications are processed by this process too (any number of processes may share the queue)
-  if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, services.unlistedPaymentRetries, systemClock, log);
+  const stopBillingSweep = services.payments ? await startBillingWorker(services.jobs, orm, services.payments, services.billing, systemClock, log) : () => Promise.resolve();
   // webhook events are delivered by every process (they share the outbox; see src/jobs/webhook-worker.ts)
   const webhooks = new WebhookWorker(orm, services, systemClock, log);
   webhooks.start();
@@ -77,8 +77,9 @@ async function main(): Promise<void> {
         .idle()
         .then(() => {
           stopSweep();
-          return Promise.all([services.jobs.stop(), webhooks.stop()]);
+          return stopBillingSweep();
         })
+        .then(() => Promise.all([services.jobs.stop(), webhooks.stop()]))
         .then(() => Promise.all([orm.close(), services.index.close(), services.work.close(), services.ingestionWork.close()]))
         .then(() => process.exit(0));
     });

@@ -7,7 +7,7 @@ import type { Mailer } from './domain/ports/mailer.js';
 import type { PaymentGateway } from './domain/ports/payment-gateway.js';
 import { PgBossQueue } from './jobs/pg-boss-queue.js';
 import { INGESTION_POLICY } from './jobs/ingestion-worker.js';
-import { GATEWAY_POLICY } from './jobs/billing-worker.js';
+import { GATEWAY_POLICY, type BillingSettings } from './jobs/billing-worker.js';
 import { NOTIFICATION_QUEUE } from './domain/billing/notifications.js';
 import { CANCEL_RECURRING_QUEUE } from './domain/billing/recurring-stops.js';
 import { INGESTION_QUEUE } from './domain/knowledge-bases/ingestion-job.js';
@@ -33,8 +33,8 @@ export interface Services extends AnsweringServices {
   /** null when no merchant is configured: paid checkout answers 503 */
   payments: PaymentGateway | null;
   trialDays: number;
-  /** how often a notice whose payment PayHere does not list yet is tried again before it is ignored */
-  unlistedPaymentRetries: number;
+  /** the billing worker's retries of a notice whose payment PayHere does not list yet, and its sweep */
+  billing: BillingSettings;
   jobs: PgBossQueue;
   /** Which webhook endpoints may be reached, and the delivery schedule (production: public addresses only). */
   webhooks: ReturnType<typeof webhookSettings>;
@@ -69,7 +69,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
     payments: payments ? new PayHereGateway(payments) : null,
     jobs,
     trialDays: config.TRIAL_DAYS,
-    unlistedPaymentRetries: config.PAYHERE_UNLISTED_RETRIES,
+    billing: { unlistedRetries: config.PAYHERE_UNLISTED_RETRIES, sweepMs: config.BILLING_SWEEP_MS },
     webhooks: webhookSettings(config),
   };
 }

@@ -364,14 +364,14 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       run: orShow(overview)(async (page) => {
         // the JSON operation's body, checked by its schema: only the plans customers may choose
         const request = validated('subscribe', { plan: page.form.plan ?? '', trial: page.form.trial === 'true' });
-        await changeSubscription(page.ctx.state.em, services.jobs, page.session!, request, services.trialDays, page.now);
+        await changeSubscription(page.ctx.state.em, services.jobs, page.session!, request, services.trialDays, page.now, page.ctx.state.log);
         redirect(page, '/dashboard?done=subscribed');
       }),
     },
     {
       method: 'POST', path: /^\/dashboard\/subscription\/cancel$/, signedIn: true,
       run: orShow(overview)(async (page) => {
-        await cancelSubscription(page.ctx.state.em, services.jobs, page.session!, page.now);
+        await cancelSubscription(page.ctx.state.em, services.jobs, page.session!, page.now, page.ctx.state.log);
         redirect(page, '/dashboard?done=cancelled');
       }),
     },

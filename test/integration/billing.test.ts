@@ -480,6 +480,39 @@ describe('paid plans through the PayHere sandbox', () => {
     expect((await until(left, (rows) => rows[0]!.n === 0))[0]!.n).toBe(0);
   });
 
+  test('a cancel whose stop cannot be queued is still made (200), and the billing worker\'s sweep stops the recurring payments later', async () => {
+    // a process whose sweep runs every second, started before the stop exists: its start-time
+    // queueing cannot have queued it, and what it queues afterwards is recorded
+    const sweeperServices = testServices({}, { PAYHERE_UNLISTED_RETRIES: '1', BILLING_SWEEP_MS: '1000' });
+    const sweeperSend = sweeperServices.jobs.send.bind(sweeperServices.jobs);
+    const sweptStops: unknown[] = [];
+    sweeperServices.jobs.send = (queue, data, options) => {
+      if (queue === 'billing-cancel-recurring') sweptStops.push(data.gatewaySubscriptionId);
+      return sweeperSend(queue, data, options);
+    };
+    const sweeper = await startServer({ services: sweeperServices, clock });
+    try {
+      const browser = await verifiedBrowser('stop-swept');
+      await paidFor(browser, 'starter');
+      const starter = (await gatewaySubscriptionOf(browser))!;
+      const send = services.jobs.send.bind(services.jobs);
+      services.jobs.send = (queue, data, options) => (queue === 'billing-cancel-recurring' ? Promise.reject(new Error('job queue unavailable')) : send(queue, data, options));
+      try {
+        const cancelled = await cancel(browser);
+        expect(cancelled.response.status).toBe(200);
+        expect(cancelled.data).toMatchObject({ plan: 'Starter', state: 'cancelled' });
+      } finally {
+        services.jobs.send = send;
+      }
+      expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'cancelled' });
+      expect(server.logs.some((line) => line.includes('could not queue the stop of recurring payments after a plan change') && line.includes('job queue unavailable'))).toBe(true);
+      expect(await until(() => gatewayState(starter), (s) => s === 'cancelled')).toBe('cancelled');
+      expect(sweptStops).toContain(starter);
+    } finally {
+      await sweeper.close();
+    }
+  });
+
   test('going back to Free from a paid plan takes effect at once and stops the recurring payments', async () => {
     const browser = await verifiedBrowser('downgrade');
     await paidFor(browser, 'starter');

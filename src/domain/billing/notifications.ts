@@ -43,15 +43,15 @@ export async function receiveNotification(em: EntityManager, gateway: PaymentGat
 /**
  * Queues the processing of a stored notification under one job id of its own, so that queueing it
  * again adds nothing while its job waits, runs or waits for a retry. A job whose retries are spent
- * (PayHere out of reach for hours) is replaced: a restart tries such a notice again.
+ * (PayHere out of reach for hours) is replaced: the next start or billing sweep tries such a notice again.
  */
 function queueNotification(queue: JobQueue, notificationId: string): Promise<void> {
   return queue.send(NOTIFICATION_QUEUE, { notificationId }, { id: uuidOfName(`${NOTIFICATION_QUEUE}:${notificationId}`), replaceFailed: true });
 }
 
 /**
- * At start: verified notifications not processed yet are queued again, those the process stopped
- * between storing and queueing among them.
+ * At start and at every billing sweep: verified notifications not processed yet are queued again,
+ * those the process stopped between storing and queueing among them.
  */
 export async function queueUnprocessedNotifications(em: EntityManager, queue: JobQueue): Promise<void> {
   const rows = await em.find(PaymentNotification, { verified: true, processedAt: null, dedupeKey: { $ne: null } }, { fields: ['id'] });

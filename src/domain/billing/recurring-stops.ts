@@ -7,8 +7,8 @@ import { uuidOfName } from '../uuid.js';
 // Recurring payments that no longer pay for a plan are stopped at the gateway by a durable job.
 // The stop is written in the transaction of the change that ends the plan, and its job queued
 // once that has committed; the row goes once the gateway has stopped them. A stop whose queueing
-// failed, or whose job spent its retries, is queued again by the next processed notification and
-// at every start.
+// failed, or whose job spent its retries, is queued again by the next processed notification, at
+// every start and by the billing worker's sweep (BILLING_SWEEP_MS).
 
 export const CANCEL_RECURRING_QUEUE = 'billing-cancel-recurring';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import { Account, Subscription, type SubscriptionState } from '../../db/entities.js';
 import { isUsable } from '../accounts/subscriptions.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
@@ -48,7 +49,7 @@ export function stopRecurring(tx: EntityManager, s: Subscription, now: Date): vo
  * Free at once (no card), or a paid plan's trial (once per account, `trialDays` long, then expired
  * unless paid through checkout). A paid subscription given up for Free stops its recurring payments.
  */
-export async function changeSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, request: { plan: string; trial?: boolean }, trialDays: number, now: Date): Promise<Subscription> {
+export async function changeSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, request: { plan: string; trial?: boolean }, trialDays: number, now: Date, log: Pick<Logger, 'warn'>): Promise<Subscription> {
   const changed = await db.transactional(async (em) => {
     await beginPlanChange(em, who.accountId, now);
     const plan = await findPlanByCode(em, request.plan);
@@ -77,12 +78,12 @@ export async function changeSubscription(db: EntityManager, queue: JobQueue, who
     recordPlanChange(em, { accountId: account.id, userId: who.user.id, plan, subscription, hadPlan }, now);
     return subscription;
   });
-  await queueRecordedStops(db, queue);
+  await queueStopsOfCommittedChange(db, queue, log);
   return changed;
 }
 
 /** Cancels at once: the account's keys have no plan from their next request, and recurring payments stop. */
-export async function cancelSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, now: Date): Promise<Subscription> {
+export async function cancelSubscription(db: EntityManager, queue: JobQueue, who: SignedIn, now: Date, log: Pick<Logger, 'warn'>): Promise<Subscription> {
   const cancelled = await db.transactional(async (em) => {
     await beginPlanChange(em, who.accountId, now);
     const subscription = await latest(em, who.accountId);
@@ -94,6 +95,17 @@ export async function cancelSubscription(db: EntityManager, queue: JobQueue, who
     recordPlanChange(em, { accountId: who.accountId, userId: who.user.id, plan: subscription.plan, subscription, hadPlan: true }, now);
     return subscription;
   });
-  await queueRecordedStops(db, queue);
+  await queueStopsOfCommittedChange(db, queue, log);
   return cancelled;
+}
+
+/**
+ * Queues the stops a committed plan change recorded. The change stands whatever happens here: a
+ * stop this fails to queue is queued by the billing worker's sweep (src/jobs/billing-worker.ts),
+ * so the customer is not told that a change they have made failed; the operator is.
+ */
+async function queueStopsOfCommittedChange(db: EntityManager, queue: JobQueue, log: Pick<Logger, 'warn'>): Promise<void> {
+  await queueRecordedStops(db, queue).catch((error: unknown) =>
+    log.warn({ err: error }, 'could not queue the stop of recurring payments after a plan change: the billing sweep queues it (BILLING_SWEEP_MS)'),
+  );
 }

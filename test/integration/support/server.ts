@@ -87,11 +87,13 @@ export async function startServer(
   let server: Server | undefined;
   let inFlight: InFlightRequests | undefined;
   let stopSweep: (() => void) | undefined;
+  let stopBillingSweep: (() => Promise<void>) | undefined;
   const close = onCleanup(async () => {
     if (server) await closeServer(server);
     // as a service process stops: the outcomes still lingering are written before the pool closes
     await inFlight?.idle();
     stopSweep?.();
+    await stopBillingSweep?.();
     await services.jobs.stop();
     await orm?.close();
     await services.index.close();
@@ -119,7 +121,7 @@ export async function startServer(
       rootDir: process.cwd(),
       streamHeartbeatMs: options.streamHeartbeatMs ?? config.STREAM_HEARTBEAT_MS,
     });
-    if (services.payments) await startBillingWorker(services.jobs, orm, services.payments, services.unlistedPaymentRetries, options.clock ?? systemClock, log);
+    if (services.payments) stopBillingSweep = await startBillingWorker(services.jobs, orm, services.payments, services.billing, options.clock ?? systemClock, log);
     if (options.ingestion) {
       stopSweep = await startIngestionWorker(services.jobs, orm, services, options.clock ?? systemClock, log, { ...ingestionSettings(config), sweepMs: 2_000 });
     }
