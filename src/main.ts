@@ -75,10 +75,7 @@ async function main(): Promise<void> {
       // the outcomes of the last requests are written (and the job queue stopped) before the pool closes
       void inFlight
         .idle()
-        .then(() => {
-          stopSweep();
-          return stopBillingSweep();
-        })
+        .then(() => Promise.all([stopSweep(), stopBillingSweep()]))
         .then(() => Promise.all([services.jobs.stop(), webhooks.stop()]))
         .then(() => Promise.all([orm.close(), services.index.close(), services.work.close(), services.ingestionWork.close()]))
         .then(() => process.exit(0));

@@ -6,6 +6,7 @@ import { NOTIFICATION_QUEUE, queueUnprocessedNotifications } from '../domain/bil
 import { CANCEL_RECURRING_QUEUE, queueRecordedStops, stopDone } from '../domain/billing/recurring-stops.js';
 import type { PaymentGateway } from '../domain/ports/payment-gateway.js';
 import type { PgBossQueue, QueuePolicy } from './pg-boss-queue.js';
+import { repeatEvery } from './repeat-every.js';
 
 /**
  * Both billing queues wait on PayHere (confirming a payment, stopping recurring payments), so
@@ -45,16 +46,5 @@ export async function startBillingWorker(queue: PgBossQueue, orm: Orm, gateway: 
     if (typeof data.stopId === 'string') await stopDone(orm.em.fork(), data.stopId);
     log.info({ gatewaySubscription: data.gatewaySubscriptionId, outcome }, 'recurring payments stopped at the gateway');
   }, log);
-  // one sweep at a time: a slow database does not pile them up, and stopping waits for the one running
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    running ??= sweep()
-      .catch((error: unknown) => log.warn({ err: error }, 'could not queue again the payment notifications and recurring-payment stops left undone'))
-      .finally(() => (running = undefined));
-  }, settings.sweepMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return repeatEvery(settings.sweepMs, sweep, log, 'could not queue again the payment notifications and recurring-payment stops left undone');
 }

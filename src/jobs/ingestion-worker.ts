@@ -7,6 +7,7 @@ import type { SearchIndex } from '../domain/ports/search-index.js';
 import { INGESTION_QUEUE, processingUploads, queueIngestion, runIngestionJob } from '../domain/knowledge-bases/ingestion-job.js';
 import { removeChunksLeft } from '../domain/knowledge-bases/document-states.js';
 import type { PgBossQueue, QueuePolicy } from './pg-boss-queue.js';
+import { repeatEvery } from './repeat-every.js';
 
 /**
  * Retries of an ingestion job (5 s, then growing to 15 minutes: about an hour in all), and how
@@ -30,7 +31,7 @@ export interface IngestionSettings {
  * may share it). Jobs are retried with backoff for up to about an hour; a process that dies
  * mid-document leaves its job to another (or to itself once restarted) after its heartbeats stop.
  * The sweep also removes the chunks of documents that failed while the search index was down.
- * Returns a function that stops the sweep.
+ * Returns a function that stops the sweep, once the run in progress (if any) has ended.
  */
 export async function startIngestionWorker(
   queue: PgBossQueue,
@@ -39,13 +40,10 @@ export async function startIngestionWorker(
   clock: Clock,
   log: Logger,
   settings: IngestionSettings,
-): Promise<() => void> {
+): Promise<() => Promise<void>> {
   const sweep = async () => {
     for (const job of await processingUploads(orm.em.fork())) await queueIngestion(queue, job);
   };
-  // the index may still be down: what is left is tried again at the next sweep
-  const removeLeft = () =>
-    removeChunksLeft(orm.em.fork(), services.index).catch((error: unknown) => log.warn({ err: error }, 'could not remove the chunks of documents that failed while the search index was down'));
   await sweep();
   await queue.work(
     INGESTION_QUEUE,
@@ -57,10 +55,15 @@ export async function startIngestionWorker(
     log,
     { concurrency: settings.concurrency, perGroup: settings.perAccount },
   );
-  const timer = setInterval(() => {
-    void sweep().catch((error: unknown) => log.warn({ err: error }, 'could not queue the uploads still processing'));
-    void removeLeft();
-  }, settings.sweepMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  const stopSweep = repeatEvery(settings.sweepMs, sweep, log, 'could not queue the uploads still processing');
+  // the index may still be down: what is left is tried again at the next tick
+  const stopRemoving = repeatEvery(
+    settings.sweepMs,
+    () => removeChunksLeft(orm.em.fork(), services.index),
+    log,
+    'could not remove the chunks of documents that failed while the search index was down',
+  );
+  return async () => {
+    await Promise.all([stopSweep(), stopRemoving()]);
+  };
 }

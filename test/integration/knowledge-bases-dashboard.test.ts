@@ -38,7 +38,7 @@ function ingesting(): Promise<unknown> {
   worker ??= (async () => {
     const config = testConfig();
     const stop = await startIngestionWorker(services.jobs, server.orm, services, systemClock, pino({ level: 'silent' }), { ...ingestionSettings(config), sweepMs: 2_000 });
-    onCleanup(() => Promise.resolve(stop()));
+    onCleanup(stop);
   })();
   return worker;
 }

@@ -86,14 +86,13 @@ export async function startServer(
   let orm: Orm | undefined;
   let server: Server | undefined;
   let inFlight: InFlightRequests | undefined;
-  let stopSweep: (() => void) | undefined;
+  let stopSweep: (() => Promise<void>) | undefined;
   let stopBillingSweep: (() => Promise<void>) | undefined;
   const close = onCleanup(async () => {
     if (server) await closeServer(server);
     // as a service process stops: the outcomes still lingering are written before the pool closes
     await inFlight?.idle();
-    stopSweep?.();
-    await stopBillingSweep?.();
+    await Promise.all([stopSweep?.(), stopBillingSweep?.()]);
     await services.jobs.stop();
     await orm?.close();
     await services.index.close();

@@ -1,0 +1,23 @@
+import type { Logger } from 'pino';
+
+/**
+ * Runs `task` every `ms`, one run at a time: a slow database does not pile runs up, and a failed
+ * run is logged (`failure`) and tried again at the next tick. The timer keeps no process alive.
+ * Returns a function that stops the timer, once the run in progress (if any) has ended.
+ */
+export function repeatEvery(ms: number, task: () => Promise<unknown>, log: Logger, failure: string): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    running ??= task()
+      .then(
+        () => undefined,
+        (error: unknown) => log.warn({ err: error }, failure),
+      )
+      .finally(() => (running = undefined));
+  }, ms);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
