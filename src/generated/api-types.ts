@@ -606,7 +606,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Creates a key for the account and shows it this once. Needs an active subscription (402 without one).
+         * @description Creates a key for the account and shows it this once. Needs an active subscription (402 without one). An account has at most 10 active keys (neither revoked nor expired): limits apply per key, so this bounds what one account can draw; with 10, creating another answers `409` until one is revoked.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -646,7 +646,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key
-         * @description Creates a new key with the old key's name, environment, restrictions and expiry, shown this once, and keeps the old key working for `grace_minutes` (then it answers `401 api_key_revoked`; `0` revokes it at once), so that callers switch without downtime. Needs an active subscription (`402` otherwise).
+         * @description Creates a new key with the old key's name, environment, restrictions and expiry, shown this once, and keeps the old key working for `grace_minutes` (then it answers `401 api_key_revoked`; `0` revokes it at once), so that callers switch without downtime. Needs an active subscription (`402` otherwise). While the old key's grace lasts the account may have one active key more than the 10 it may create; rolling a key with a grace period then answers `409` until a grace ends or a key is revoked (a roll with `grace_minutes` `0` always may).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -3635,7 +3635,7 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description A conflict with the account's state: an account with this email address exists (`signUp`), the account has had its trial (`subscribe`), or there is no active subscription to cancel (`cancelSubscription`). */
+        /** @description A conflict with the account's state: an account with this email address exists (`signUp`), the account has had its trial (`subscribe`), there is no active subscription to cancel (`cancelSubscription`), or the account has as many active API keys as it may have (`createApiKey`, `rollApiKey`: revoke one first). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5219,6 +5219,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["DashboardForbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
@@ -5283,6 +5284,7 @@ export interface operations {
             403: components["responses"]["DashboardForbidden"];
             404: components["responses"]["DashboardNotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];

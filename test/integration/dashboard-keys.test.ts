@@ -196,6 +196,46 @@ describe('API keys in the dashboard', () => {
     const audit = (await browser.client.GET('/dashboard/api/audit-log')).data!.events.map((e) => e.action);
     expect(audit.filter((a) => a === 'key.rolled')).toHaveLength(2);
   });
+
+  test('an account has at most 10 active keys, also when they are created at once; a roll may add one while its grace lasts', async () => {
+    const browser = await subscribedBrowser('key-cap');
+    const header = { 'X-CSRF-Token': browser.csrf! };
+    const roll = (keyId: string, grace: number) => browser.client.POST('/dashboard/api/keys/{key_id}/roll', { params: { path: { key_id: keyId }, header }, body: { grace_minutes: grace } });
+    // an expired key and a revoked one do not count
+    const soon = await createKey(browser, { name: 'short-lived', expires_at: new Date(Date.now() + 1000).toISOString() });
+    const revoked = await createKey(browser, { name: 'revoked' });
+    expect((await browser.client.POST('/dashboard/api/keys/{key_id}/revoke', { params: { path: { key_id: revoked.data!.api_key.id }, header } })).response.status).toBe(200);
+    for (let i = 0; i < 7; i++) expect((await createKey(browser, { name: `app ${i}` })).response.status).toBe(201);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await apiClient(server.url, soon.data!.key).GET('/api/v1/dev/plans')).error).toMatchObject({ error: { code: 'api_key_revoked' } });
+
+    // 7 active: of 6 created at once, 3 are made and 3 refused
+    const atOnce = await Promise.all(Array.from({ length: 6 }, (_, i) => createKey(browser, { name: `burst ${i}` })));
+    expect(atOnce.map((r) => r.response.status).sort()).toEqual([201, 201, 201, 409, 409, 409]);
+    const refused = atOnce.find((r) => r.response.status === 409)!;
+    expect((refused.error as { detail: string }).detail).toBe('This account already has 10 active API keys, and may have at most 10 (one more while a rolled key\'s grace period lasts): revoke one first.');
+    const form = await browser.submit('/dashboard/keys', { name: 'one more' });
+    expect(form.status).toBe(409);
+    expect(form.html).toContain('may have at most 10');
+    const active = () => browser.client.GET('/dashboard/api/keys').then(({ data }) => data!.keys.filter((k) => k.state === 'active'));
+    expect(await active()).toHaveLength(10);
+
+    // a roll with a grace period keeps the old key a while: one key over, then no further roll with one
+    const [first, second] = await active();
+    const rolled = await roll(first!.id, 60);
+    expect(rolled.response.status).toBe(201);
+    expect(await active()).toHaveLength(11);
+    expect((await roll(second!.id, 60)).response.status).toBe(409);
+    expect((await roll(first!.id, 60)).response.status).toBe(409);
+    // a roll with none replaces the key at once, and a revoked key makes room again
+    expect((await roll(second!.id, 0)).response.status).toBe(201);
+    expect((await createKey(browser, { name: 'still full' })).response.status).toBe(409);
+    expect((await browser.client.POST('/dashboard/api/keys/{key_id}/revoke', { params: { path: { key_id: first!.id }, header } })).response.status).toBe(200);
+    expect((await createKey(browser, { name: 'room again' })).response.status).toBe(409);
+    expect((await browser.client.POST('/dashboard/api/keys/{key_id}/revoke', { params: { path: { key_id: rolled.data!.api_key.id }, header } })).response.status).toBe(200);
+    expect((await createKey(browser, { name: 'room again' })).response.status).toBe(201);
+    expect(await active()).toHaveLength(10);
+  });
 });
 
 describe('one account and another', () => {
