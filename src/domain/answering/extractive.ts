@@ -58,6 +58,9 @@ const NOT_CONTENT = new Set(
 // Credit for a question word that a sentence has only in another form (by its stem or a shared beginning)
 const STEM_CREDIT = 0.85;
 const PREFIX_CREDIT = 0.6;
+/** The beginning, in grapheme clusters, that a Sinhala or Tamil word (short) or an English one (long) must share with a question word for PREFIX_CREDIT. */
+const SHORT_HEAD = 3;
+const LONG_HEAD = 5;
 const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const LATIN_WORD = /^[a-z]+$/;
 
@@ -72,6 +75,9 @@ interface Word {
   stem: string;
   /** grapheme clusters, for matching by a shared beginning */
   clusters: string[];
+  /** its first SHORT_HEAD and LONG_HEAD clusters (null when it has fewer): the shortest beginnings that `match` credits */
+  shortHead: string | null;
+  longHead: string | null;
 }
 
 /** A sentence of a passage as analysed once, whatever the question. */
@@ -142,9 +148,19 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
   // per word of the passages, how well it stands for each question word: once per word, as the
   // same words recur across sentences and passages
   const credits = new Map<string, number[]>();
+  const matchable = askedIndex(asked);
+  const none = asked.map(() => 0);
   const creditsOf = (word: Word): number[] => {
     let found = credits.get(word.term);
-    if (found === undefined) credits.set(word.term, (found = asked.map((q) => match(q, word))));
+    if (found === undefined) {
+      const near = matchable(word);
+      if (near.length === 0) found = none;
+      else {
+        found = asked.map(() => 0);
+        for (const i of near) found[i] = match(asked[i]!, word);
+      }
+      credits.set(word.term, found);
+    }
     return found;
   };
   const sentencesOf: Sentence[][] = passages.map((passage) =>
@@ -152,6 +168,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       const credit = asked.map(() => 0);
       for (const word of sentence.own) {
         const own = creditsOf(word);
+        if (own === none) continue;
         for (let i = 0; i < credit.length; i++) if (own[i]! > credit[i]!) credit[i] = own[i]!;
       }
       return { ...sentence, credit, pairs: pairsIn(sentence.sequence, credits, askedPairs) };
@@ -263,6 +280,38 @@ function continues(previous: AnalysedSentence, next: AnalysedSentence): boolean 
   return opening.length === 2 && opening.every((term) => previous.sequence.includes(term));
 }
 
+/**
+ * Which question words a word may match at all (`match` above 0): the same word, the same stem or
+ * the same beginning of as many clusters as `match` asks for. Most words of the passages share none
+ * of these, and are then told apart by a few lookups instead of a comparison with every question word.
+ */
+function askedIndex(asked: Word[]): (word: Word) => number[] {
+  const byTerm = new Map<string, number[]>();
+  const byStem = new Map<string, number[]>();
+  const byHead = new Map<string, number[]>();
+  const add = (map: Map<string, number[]>, key: string, i: number) => {
+    const found = map.get(key);
+    if (found === undefined) map.set(key, [i]);
+    else found.push(i);
+  };
+  for (const [i, q] of asked.entries()) {
+    add(byTerm, q.term, i);
+    if (q.stem.length >= 3) add(byStem, q.stem, i);
+    const head = LATIN_WORD.test(q.term) ? q.longHead : q.shortHead;
+    if (head !== null) add(byHead, head, i);
+  }
+  return (word) => {
+    const term = byTerm.get(word.term);
+    const stem = byStem.get(word.stem);
+    const short = word.shortHead === null ? undefined : byHead.get(word.shortHead);
+    const long = word.longHead === null ? undefined : byHead.get(word.longHead);
+    if (!term && !stem && !short && !long) return NOTHING_NEAR;
+    return [...new Set([...(term ?? []), ...(stem ?? []), ...(short ?? []), ...(long ?? [])])];
+  };
+}
+
+const NOTHING_NEAR: number[] = [];
+
 function uniqueWords(list: string[]): Word[] {
   return [...new Set(list)].map(wordOf);
 }
@@ -270,7 +319,11 @@ function uniqueWords(list: string[]): Word[] {
 // Analysing the passages' sentences and words, the same whatever the question, took most of an
 // answer's processor time (segmenter passes over every word of every passage), and queries keep
 // retrieving the same passages and meeting the same curriculum words: each is analysed once.
-const wordOf = memoised((term): Word => ({ term, stem: stems(term)[0] ?? term, clusters: Array.from(GRAPHEMES.segment(term), (s) => s.segment) }), {
+const wordOf = memoised((term): Word => {
+  const clusters = Array.from(GRAPHEMES.segment(term), (s) => s.segment);
+  const head = (n: number) => (clusters.length >= n ? clusters.slice(0, n).join('') : null);
+  return { term, stem: stems(term)[0] ?? term, clusters, shortHead: head(SHORT_HEAD), longHead: head(LONG_HEAD) };
+}, {
   size: 20_000,
   maxLength: 200,
 });
@@ -297,7 +350,7 @@ function match(asked: Word, word: Word): number {
   let shared = 0;
   while (shared < shorter && asked.clusters[shared] === word.clusters[shared]) shared++;
   // English words share a beginning of five letters with at most three left over; Sinhala and Tamil ones three clusters
-  const long = LATIN_WORD.test(asked.term) ? shared >= 5 && shared >= shorter - 3 : shared >= 3 && shared >= shorter - 2;
+  const long = LATIN_WORD.test(asked.term) ? shared >= LONG_HEAD && shared >= shorter - 3 : shared >= SHORT_HEAD && shared >= shorter - 2;
   return long ? PREFIX_CREDIT : 0;
 }
 
