@@ -8,7 +8,9 @@ import type { Logger } from 'pino';
 export function repeatEvery(ms: number, task: () => Promise<unknown>, log: Logger, failure: string): () => Promise<void> {
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
-    running ??= task()
+    // a task that throws before its promise is made is caught like one that rejects
+    running ??= Promise.resolve()
+      .then(task)
       .then(
         () => undefined,
         (error: unknown) => log.warn({ err: error }, failure),

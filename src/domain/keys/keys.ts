@@ -32,12 +32,14 @@ export type KeyActor = string | null;
  */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 10;
 
-/**
- * Refuses a new key when the account already has `most` active keys, under a transaction-scoped
- * lock on the account's keys, so that concurrent creations count one after another.
- */
-async function checkRoomForKey(tx: EntityManager, accountId: string, now: Date, most: number): Promise<void> {
+/** A transaction-scoped lock on the account's keys: its creations and rolls happen one after another (taking it twice is harmless). */
+async function lockKeysOf(tx: EntityManager, accountId: string): Promise<void> {
   await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`api-keys:${accountId}`]);
+}
+
+/** Refuses a new key when the account already has `most` active keys, counted under the lock on its keys. */
+async function checkRoomForKey(tx: EntityManager, accountId: string, now: Date, most: number): Promise<void> {
+  await lockKeysOf(tx, accountId);
   const active = await tx.count(ApiKey, { account: accountId, status: { $ne: 'revoked' }, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] });
   if (active >= most) {
     throw new ConflictError(`This account already has ${active} active API keys, and may have at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} (one more while a rolled key's grace period lasts): revoke one first.`);
@@ -111,6 +113,8 @@ export async function revokeKey(em: EntityManager, keyId: string, now: Date, acc
  */
 export async function rollKey(em: EntityManager, hashSecret: string, keyId: string, accountId: string, graceMs: number, now: Date, by: KeyActor = null): Promise<{ key: string; record: ApiKey; old: ApiKey }> {
   return em.transactional(async (tx) => {
+    // the old key is read under the lock: two rolls of it at once make one new key, not two
+    await lockKeysOf(tx, accountId);
     const old = await tx.findOne(ApiKey, { id: keyId, account: accountId });
     if (!old || old.status === 'revoked' || (old.expiresAt && old.expiresAt <= now)) throw new NotFoundError(`No active API key with id ${keyId}.`);
     const most = by === null || graceMs === 0 ? null : MAX_ACTIVE_KEYS_PER_ACCOUNT + 1;
