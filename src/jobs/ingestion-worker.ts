@@ -59,7 +59,7 @@ export async function startIngestionWorker(
   // the index may still be down: what is left is tried again at the next tick
   const stopRemoving = repeatEvery(
     settings.sweepMs,
-    () => removeChunksLeft(orm.em.fork(), services.index),
+    (stopping) => removeChunksLeft(orm.em.fork(), services.index, stopping),
     log,
     'could not remove the chunks of documents that failed while the search index was down',
   );

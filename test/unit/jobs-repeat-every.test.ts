@@ -40,6 +40,28 @@ describe('a task repeated on a timer', () => {
     expect(runs).toBe(finished);
   });
 
+  it('tells a long run that it is being stopped, so that stopping need not wait for all of it', async () => {
+    const { log } = warnings();
+    let steps = 0;
+    let started = false;
+    const stop = repeatEvery(
+      5,
+      async (stopping) => {
+        started = true;
+        for (let i = 0; i < 100 && !stopping.aborted; i++) {
+          steps += 1;
+          await sleep(10);
+        }
+      },
+      log,
+      'failed',
+    );
+    while (!started) await sleep(5);
+    await stop();
+    expect(steps).toBeGreaterThanOrEqual(1);
+    expect(steps).toBeLessThan(100);
+  });
+
   it('logs a failed run and runs again at the next tick', async () => {
     const { log, messages } = warnings();
     let runs = 0;

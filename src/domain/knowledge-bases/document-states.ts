@@ -128,9 +128,11 @@ async function failLocked(tx: EntityManager, index: SearchIndex, row: LockedDocu
  * failLocked), each under its row's lock: one uploaded again since keeps them until its own job
  * ends it, which replaces or removes them itself.
  */
-export async function removeChunksLeft(em: EntityManager, index: SearchIndex): Promise<void> {
+export async function removeChunksLeft(em: EntityManager, index: SearchIndex, stopping?: AbortSignal): Promise<void> {
   const rows = await em.execute<{ id: string }[]>(`select id from document where chunks_to_remove and state = 'failed'`);
   for (const { id } of rows) {
+    // a process shutting down leaves the rest to the next sweep (each document may wait on a slow index)
+    if (stopping?.aborted) return;
     await em.transactional(async (tx) => {
       const [row] = await tx.execute<{ store_id: string }[]>(`select store_id from document where id = ? and chunks_to_remove and state = 'failed' for update`, [id]);
       if (!row) return;
