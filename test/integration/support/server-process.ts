@@ -27,22 +27,26 @@ export interface ServerProcess {
 const NO_PAYMENTS = { PAYHERE_MERCHANT_ID: '', PAYHERE_MERCHANT_SECRET: '', PAYHERE_APP_ID: '', PAYHERE_APP_SECRET: '' };
 
 export async function startServerProcess(env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const port = await freePort();
-  const docsPort = await freePort();
-  const server = startProcess('bash', ['scripts/start.sh'], {
-    env: { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '', ...NO_PAYMENTS, ...env },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntilReady(server, `the server process on port ${port}`, async (signal) => {
-      // any HTTP answer means it listens; an unauthenticated call costs no database work
-      const res = await fetch(`${url}/api/v1/dev/plans`, { signal });
-      await res.arrayBuffer();
-      return true;
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const docsPort = await freePort();
+    const server = startProcess('bash', ['scripts/start.sh'], {
+      env: { ...process.env, PORT: String(port), DOCS_PORT: String(docsPort), KEY_HASH_SECRET: HASH_SECRET, DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', OPENAI_API_KEY: '', ...NO_PAYMENTS, ...env },
     });
-  } catch (error) {
-    await server.stop();
-    throw error;
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitUntilReady(server, `the server process on port ${port}`, async (signal) => {
+        // any HTTP answer means it listens; an unauthenticated call costs no database work
+        const res = await fetch(`${url}/api/v1/dev/plans`, { signal });
+        await res.arrayBuffer();
+        return true;
+      });
+    } catch (error) {
+      await server.stop();
+      // a socket of this busy machine may take a port between its choice and the process's listen: choose again
+      if (attempt < 3 && server.stderrTail().includes('EADDRINUSE')) continue;
+      throw error;
+    }
+    return { url, docsUrl: `http://127.0.0.1:${docsPort}`, child: server.child, finished: server.finished, stderrTail: server.stderrTail, stop: server.stop };
   }
-  return { url, docsUrl: `http://127.0.0.1:${docsPort}`, child: server.child, finished: server.finished, stderrTail: server.stderrTail, stop: server.stop };
 }
