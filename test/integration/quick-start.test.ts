@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { rm } from 'node:fs/promises';
-import { connect as connectTcp, createServer } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../scripts/lib/free-port.js';
+import { bindable, freePort } from '../../scripts/lib/free-port.js';
 import { runProcess, startProcess, STOP_GRACE_MS, within } from './support/processes.js';
 import { apiClient } from './support/contract.js';
 
@@ -32,15 +32,6 @@ function listening(port: number): Promise<boolean> {
     };
     socket.once('connect', () => settle(true)).once('error', () => settle(false));
     socket.setTimeout(2_000, () => settle(false));
-  });
-}
-
-/** Whether the port can be bound on 127.0.0.1 right now. */
-function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer()
-      .once('error', () => resolve(false))
-      .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

@@ -43,7 +43,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv = {}): Promise<S
       });
     } catch (error) {
       await server.stop();
-      // a socket of this busy machine may take a port between its choice and the process's listen: choose again
+      // another process of this machine may take the port between its choice and the listen: choose again
       if (attempt < 3 && server.stderrTail().includes('EADDRINUSE')) continue;
       throw error;
     }
