@@ -115,6 +115,8 @@ export const ApiKey = defineEntity({
     lastUsedAt: p.datetime().nullable(),
     /** after this the key answers api_key_revoked (chosen at creation, or the grace period of a rolled key) */
     expiresAt: p.datetime().nullable(),
+    /** the key made when this one was rolled: a rolled key's expiry is its grace end, which a second roll must not pass on */
+    replacedBy: p.uuid().nullable(),
   },
 });
 export type ApiKey = InferEntity<typeof ApiKey>;

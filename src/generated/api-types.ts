@@ -646,7 +646,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key
-         * @description Creates a new key with the old key's name, environment, restrictions and expiry, shown this once, and keeps the old key working for `grace_minutes` (then it answers `401 api_key_revoked`; `0` revokes it at once), so that callers switch without downtime. Needs an active subscription (`402` otherwise). While the old key's grace lasts the account may have one active key more than the 10 it may create; rolling a key with a grace period then answers `409` until a grace ends or a key is revoked (a roll with `grace_minutes` `0` always may).
+         * @description Creates a new key with the old key's name, environment, restrictions and expiry, shown this once, and keeps the old key working for `grace_minutes` (then it answers `401 api_key_revoked`; `0` revokes it at once), so that callers switch without downtime. Needs an active subscription (`402` otherwise). While the old key's grace lasts the account may have one active key more than the 10 it may create; rolling a key with a grace period then answers `409` until a grace ends or a key is revoked (a roll with `grace_minutes` `0` always may). A key already rolled (its `replaced_by` is set) is not rolled again: that answers `409` naming its replacement, which is the key to roll (the new key takes its expiry from the key it replaces, and a rolled key's expiry is the end of its grace).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -2083,7 +2083,8 @@ export interface components {
          *       "created_at": "2026-11-23T10:00:00Z",
          *       "last_used_at": null,
          *       "revoked_at": null,
-         *       "expires_at": null
+         *       "expires_at": null,
+         *       "replaced_by": null
          *     }
          */
         ApiKeyRecord: {
@@ -2129,6 +2130,11 @@ export interface components {
              * @description When the key stops working (chosen at creation, or the end of a rolled key's grace period); null for never.
              */
             expires_at: string | null;
+            /**
+             * Format: uuid
+             * @description The id of the key that replaced this one when it was rolled; null for a key never rolled. A replaced key cannot be rolled again (`409`); roll its replacement.
+             */
+            replaced_by: string | null;
         };
         /**
          * @description `active`; `expired` (past its `expires_at`) or `revoked`: its requests answer `401 api_key_revoked`.
@@ -2833,7 +2839,8 @@ export interface components {
          *           "created_at": "2026-11-23T10:00:00Z",
          *           "last_used_at": null,
          *           "revoked_at": "2026-11-24T10:00:00Z",
-         *           "expires_at": null
+         *           "expires_at": null,
+         *           "replaced_by": null
          *         }
          *       }
          *     }
@@ -3635,7 +3642,7 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description A conflict with the account's state: an account with this email address exists (`signUp`), the account has had its trial (`subscribe`), there is no active subscription to cancel (`cancelSubscription`), or the account has as many active API keys as it may have (`createApiKey`, `rollApiKey`: revoke one first). */
+        /** @description A conflict with the account's state: an account with this email address exists (`signUp`), the account has had its trial (`subscribe`), there is no active subscription to cancel (`cancelSubscription`), the account has as many active API keys as it may have (`createApiKey`, `rollApiKey`: revoke one first), or the key was already rolled (`rollApiKey`: roll its replacement). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -173,6 +173,19 @@ describe('API keys in the dashboard', () => {
     const until = new Date(listed.expires_at!).getTime() - Date.now();
     expect(until).toBeGreaterThan(59 * 60_000);
     expect(until).toBeLessThanOrEqual(60 * 60_000);
+    expect(listed.replaced_by).toBe(rolled.data!.api_key.id);
+    expect(rolled.data!.api_key.replaced_by).toBeNull();
+    // a rolled key is not rolled again (the new key would inherit its grace end): its replacement is named instead
+    for (const grace of [60, 0]) {
+      const twice = await roll(first!.api_key.id, grace);
+      expect(twice.response.status).toBe(409);
+      expect((twice.error as { detail: string }).detail).toBe(`API key ${first!.api_key.display_prefix}… was already rolled: it is replaced by ${rolled.data!.api_key.display_prefix}…, which is the key to roll.`);
+    }
+    expect((await apiClient(server.url, first!.key).GET('/api/v1/dev/plans')).response.status).toBe(200);
+    const keysPage = (await browser.page('/dashboard/keys')).html;
+    expect(keysPage).toContain(`Rolled: replaced by <code>${rolled.data!.api_key.display_prefix}…</code>`);
+    expect(keysPage).not.toContain(`/dashboard/keys/${first!.api_key.id}/roll`);
+    expect(keysPage).toContain(`/dashboard/keys/${rolled.data!.api_key.id}/roll`);
 
     // rolled with no grace: the old key is revoked at once
     const again = await roll(rolled.data!.api_key.id, 0);
@@ -180,6 +193,7 @@ describe('API keys in the dashboard', () => {
     const old = await apiClient(server.url, rolled.data!.key).GET('/api/v1/dev/plans');
     expect(old.error).toMatchObject({ error: { code: 'api_key_revoked' } });
     expect((await roll(rolled.data!.api_key.id, 0)).response.status).toBe(404);
+    expect(again.data!.api_key.expires_at).toBeNull();
 
     // a key created with an expiry in the past is refused; one in the near future expires
     const past = await createKey(browser, { name: 'past', expires_at: new Date(Date.now() - 1000).toISOString() });

@@ -21,6 +21,7 @@ import { Migration20261128100000_pending_deliveries_by_endpoint } from './Migrat
 import { Migration20261128200000_document_chunks_to_remove } from './Migration20261128200000_document_chunks_to_remove.js';
 import { Migration20261128210000_notification_dedupe_by_order } from './Migration20261128210000_notification_dedupe_by_order.js';
 import { Migration20261128220000_recurring_stops } from './Migration20261128220000_recurring_stops.js';
+import { Migration20261129000000_replaced_keys } from './Migration20261129000000_replaced_keys.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -46,4 +47,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128200000_document_chunks_to_remove', class: Migration20261128200000_document_chunks_to_remove },
   { name: 'Migration20261128210000_notification_dedupe_by_order', class: Migration20261128210000_notification_dedupe_by_order },
   { name: 'Migration20261128220000_recurring_stops', class: Migration20261128220000_recurring_stops },
+  { name: 'Migration20261129000000_replaced_keys', class: Migration20261129000000_replaced_keys },
 ];

@@ -15,5 +15,6 @@ export function keyRecord(k: ApiKey, now: Date): components['schemas']['ApiKeyRe
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,
     expires_at: k.expiresAt?.toISOString() ?? null,
+    replaced_by: k.replacedBy ?? null,
   };
 }

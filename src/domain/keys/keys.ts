@@ -32,14 +32,13 @@ export type KeyActor = string | null;
  */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 10;
 
-/** A transaction-scoped lock on the account's keys: its creations and rolls happen one after another (taking it twice is harmless). */
+/** A transaction-scoped lock on the account's keys: its creations and rolls happen one after another. */
 async function lockKeysOf(tx: EntityManager, accountId: string): Promise<void> {
   await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`api-keys:${accountId}`]);
 }
 
-/** Refuses a new key when the account already has `most` active keys, counted under the lock on its keys. */
+/** Refuses a new key when the account already has `most` active keys (counted under the lock on its keys). */
 async function checkRoomForKey(tx: EntityManager, accountId: string, now: Date, most: number): Promise<void> {
-  await lockKeysOf(tx, accountId);
   const active = await tx.count(ApiKey, { account: accountId, status: { $ne: 'revoked' }, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] });
   if (active >= most) {
     throw new ConflictError(`This account already has ${active} active API keys, and may have at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} (one more while a rolled key's grace period lasts): revoke one first.`);
@@ -53,6 +52,7 @@ function recordKeyEvent(em: EntityManager, type: 'api_key.created' | 'api_key.re
 /** Creates a key and returns it in full: the only time it exists outside the caller's hands. */
 export async function createKey(em: EntityManager, hashSecret: string, spec: NewKey, now: Date, by: KeyActor = null): Promise<{ key: string; record: ApiKey }> {
   return em.transactional(async (tx) => {
+    await lockKeysOf(tx, spec.accountId);
     const created = await insertKey(tx, hashSecret, spec, now, by === null ? null : MAX_ACTIVE_KEYS_PER_ACCOUNT);
     recordAudit(tx, { accountId: spec.accountId, userId: by, action: 'key.created', subject: created.record.displayPrefix, detail: { name: created.record.name } }, now);
     recordKeyEvent(tx, 'api_key.created', created.record, now);
@@ -60,7 +60,7 @@ export async function createKey(em: EntityManager, hashSecret: string, spec: New
   });
 }
 
-/** Makes a key once its account is found with an active subscription and, unless `most` is null, fewer than `most` active keys. */
+/** Makes a key once its account is found with an active subscription and, unless `most` is null, fewer than `most` active keys; under the lock on the account's keys. */
 async function insertKey(em: EntityManager, hashSecret: string, spec: NewKey, now: Date, most: number | null): Promise<{ key: string; record: ApiKey }> {
   const account = await em.findOne(Account, { id: spec.accountId });
   if (!account) throw new NotFoundError(`No account with id ${spec.accountId}.`);
@@ -109,7 +109,8 @@ export async function revokeKey(em: EntityManager, keyId: string, now: Date, acc
  * Rolls a key: a new key with the same name, environment and restrictions, and the old key kept
  * working for `graceMs` (revoked at once when 0), so that callers can switch without downtime.
  * While the grace lasts the account has one key more: a dashboard user's roll with a grace needs
- * the account to have no more active keys than it may create.
+ * the account to have no more active keys than it may create. A key is rolled once: the new key
+ * takes the old key's expiry, which after a roll is the end of its grace.
  */
 export async function rollKey(em: EntityManager, hashSecret: string, keyId: string, accountId: string, graceMs: number, now: Date, by: KeyActor = null): Promise<{ key: string; record: ApiKey; old: ApiKey }> {
   return em.transactional(async (tx) => {
@@ -118,9 +119,14 @@ export async function rollKey(em: EntityManager, hashSecret: string, keyId: stri
     await lockKeysOf(tx, accountId);
     const old = await tx.findOne(ApiKey, { id: keyId, account: accountId });
     if (!old || old.status === 'revoked' || (old.expiresAt && old.expiresAt <= now)) throw new NotFoundError(`No active API key with id ${keyId}.`);
+    if (old.replacedBy) {
+      const replacement = await tx.findOne(ApiKey, { id: old.replacedBy });
+      throw new ConflictError(`API key ${old.displayPrefix}… was already rolled: it is replaced by ${replacement?.displayPrefix ?? 'another key'}…, which is the key to roll.`);
+    }
     const most = by === null || graceMs === 0 ? null : MAX_ACTIVE_KEYS_PER_ACCOUNT + 1;
     const created = await insertKey(tx, hashSecret, { accountId, name: old.name, environment: old.environment, readOnly: old.readOnly, allowedIps: old.allowedIps, expiresAt: old.expiresAt }, now, most);
     recordKeyEvent(tx, 'api_key.created', created.record, now);
+    old.replacedBy = created.record.id;
     if (graceMs === 0) {
       old.status = 'revoked';
       old.revokedAt = now;
