@@ -3603,6 +3603,7 @@ export interface components {
         DashboardBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -3786,6 +3787,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not a PayHere notification: `detail` names the field and the rule it breaks. Nothing is stored. */
+        NotificationBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BadRequestBody"];
             };
         };
         /** @description The knowledge base. */
@@ -5437,7 +5448,7 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["NotificationAccepted"];
-            400: components["responses"]["DashboardBadRequest"];
+            400: components["responses"]["NotificationBadRequest"];
             403: components["responses"]["NotificationRejected"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];

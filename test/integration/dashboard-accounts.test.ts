@@ -209,6 +209,9 @@ describe('caching', () => {
     const signedOut = await new DashboardBrowser(server.url).client.GET('/dashboard/api/session');
     expect(signedOut.response.status).toBe(401);
     expect(signedOut.response.headers.get('cache-control')).toBe('no-store');
+    const refused = await new DashboardBrowser(server.url).client.POST('/dashboard/api/sign-up', { body: { organisation: 'No Store', email: 'not an address', password: 'a long enough password' } });
+    expect(refused.response.status).toBe(400);
+    expect(refused.response.headers.get('cache-control')).toBe('no-store');
     const page = await fetch(`${server.url}/dashboard/log-in`);
     expect(page.headers.get('cache-control')).toBe('no-store');
   });
