@@ -32,3 +32,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isTransactionConflict(error: unknown): boolean {
   return anyCause(error, (e) => CONFLICT_CODES.has(String((e as { code?: unknown }).code)));
 }
+
+const CONFLICT_ATTEMPTS = 3;
+
+/**
+ * Runs `work`, and again (up to three times in all) when the database ends it as a conflict with
+ * another transaction: a deadlock victim kept nothing, and running it again is what PostgreSQL
+ * asks of it. `work` must be one statement or its own transaction.
+ */
+export async function againOnConflict<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= CONFLICT_ATTEMPTS || !isTransactionConflict(error)) throw error;
+    }
+  }
+}

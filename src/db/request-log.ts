@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Pool, QueryConfig } from 'pg';
 import type { Plan } from './entities.js';
 import type { Orm } from './orm.js';
+import { againOnConflict } from './availability.js';
 
 // The storage behind authentication, the limiter and the usage figures, on the request's hot
 // path: one request_log row per admitted request, each key's day and month counters
@@ -165,8 +166,6 @@ const WRITE_OUTCOMES = `with commit_mode as (select set_config('synchronous_comm
   insert into endpoint_usage as e (api_key_id, month, endpoint, requests, tokens, cost_usd)
   select api_key_id, month, endpoint, 0, tokens, cost from used order by api_key_id, month, endpoint
   on conflict (api_key_id, month, endpoint) do update set tokens = e.tokens + excluded.tokens, cost_usd = e.cost_usd + excluded.cost_usd`;
-const DEADLOCK_DETECTED = '40P01';
-const DEADLOCK_ATTEMPTS = 3;
 
 export class RequestLog {
   private pool: Pool | undefined;
@@ -231,13 +230,7 @@ export class RequestLog {
   async writeOutcomes(outcomes: LoggedOutcome[]): Promise<void> {
     // The statement takes its counter rows in key order; should PostgreSQL still end it as a
     // deadlock (with a lock taken elsewhere), it did nothing, so it is run again.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.writeOutcomesOnce(outcomes);
-      } catch (error) {
-        if (attempt >= DEADLOCK_ATTEMPTS || (error as { code?: string }).code !== DEADLOCK_DETECTED) throw error;
-      }
-    }
+    await againOnConflict(() => this.writeOutcomesOnce(outcomes));
   }
 
   private async writeOutcomesOnce(outcomes: LoggedOutcome[]): Promise<void> {

@@ -333,6 +333,28 @@ describe('delivery', () => {
     expect(relayWarnings.slice(warned)).toEqual([]);
   });
 
+  test("an endpoint's delete that deadlocks with the prune of old events (which cascades from the events' side) runs again and answers 204", async () => {
+    const { key, accountId } = await newKey(server.orm, { plan: 'pro' });
+    const id = (await createEndpoint(key, receiverPath())).endpoint.id;
+    // an event for this endpoint alone, and an account-wide one with a delivery to it
+    const own = (await sendTest(key, id)).event_id;
+    const shared = await server.orm.em.fork().transactional((tx) => Promise.resolve(recordEvent(tx, accountId, 'api_key.created', { marker: 'shared' }, new Date()).id));
+    await settled(key, id, (list) => list.some((d) => d.event_id === shared));
+    let deleted: ReturnType<typeof sendRaw> | undefined;
+    // the prune's order: the shared event first (its delivery to the endpoint with it), then the
+    // endpoint's own event, which the delete (waiting on that delivery) has taken meanwhile. The
+    // delete waited first, so PostgreSQL ends it as the deadlock's victim.
+    await server.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('delete from webhook_event where id = ?', [shared]);
+      deleted = sendRaw(server.url, 'deleteWebhookEndpoint', { key, path: { endpoint_id: id } });
+      await waitsForLock(server.orm, 'delete from%webhook_endpoint%', 'the delete');
+      await tx.execute('delete from webhook_event where id = ?', [own]);
+    });
+    expect((await deleted!).status).toBe(204);
+    const [left] = await server.orm.em.fork().execute<{ endpoints: number }[]>('select count(*)::int as endpoints from webhook_endpoint where id = ?', [id]);
+    expect(left!.endpoints).toBe(0);
+  });
+
   test('a test event arrives signed (verified by the reference code) and the delivery log shows the attempt with a truncated body', async () => {
     const { key } = await newKey(server.orm, { plan: 'pro' });
     const path = receiverPath(answer(200, 'x'.repeat(3000)));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WebhookEndpoint } from '../../db/entities.js';
+import { againOnConflict } from '../../db/availability.js';
 import type { WebhookEventType } from '../../generated/contract-values.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { Principal } from '../keys/principal.js';
@@ -98,8 +99,10 @@ export async function updateEndpoint(em: EntityManager, network: WebhookNetwork,
 
 export async function deleteEndpoint(em: EntityManager, accountId: string, endpointId: string): Promise<void> {
   const endpoint = await findEndpoint(em, accountId, endpointId);
-  // its events for it alone, deliveries and attempts go with it (on delete cascade)
-  await em.remove(endpoint).flush();
+  // its events for it alone, deliveries and attempts go with it (on delete cascade), one statement.
+  // The hourly prune of old events cascades to deliveries too, from the events' side: the two can
+  // deadlock, and the one PostgreSQL ends did nothing, so the delete runs again.
+  await againOnConflict(() => em.nativeDelete(WebhookEndpoint, { id: endpoint.id }));
 }
 
 /** A new secret; the current one keeps signing for ROTATION_GRACE_MS (a previous one still in its grace ends now). */
