@@ -108,6 +108,18 @@ async function scenario(base: Omit<Row, 'unit' | 'throughput' | 'p50' | 'p90' | 
   log(`${row.scenario} | ${row.system} | ${row.connections} conn: ${row.throughput!.toFixed(1)} req/s, p50 ${row.p50!.toFixed(1)} ms`);
 }
 
+// Each system runs its scenario's calls a moment before anything is measured. Otherwise the first
+// system measured after a start or a corpus write pays alone for its code's compilation and for
+// the index settling the chunks just written (its flushes), and the one measured after it does not.
+const WARM_UP_SECONDS = smoke ? 1 : 2;
+
+async function warmUp(what: string, loads: (() => Promise<Measure>)[]): Promise<void> {
+  for (const load of loads) {
+    const measure = await load();
+    if (measure.failures > 0) throw new Error(`${what}: ${measure.failures} calls of the warm-up failed, the first with: ${measure.firstFailure}`);
+  }
+}
+
 /** A plan owned by this run, with limits out of reach (the limiter still runs), an account on it and its keys. */
 async function setUp(orm: Orm): Promise<{ planId: string; accountId: string; keys: string[] }> {
   const em = orm.em.fork();
@@ -200,6 +212,13 @@ async function queryScenarios(service: { child: Child; url: string }, direct: We
   const asked = questions();
   const bodies = (filtered: boolean) => asked.map((q) => JSON.stringify({ query: q.question, store_id: store, ...(filtered ? { filters: filtersFor(q) } : {}) }));
   const analysed = asked.map((q) => `${analysedText(q.question)} ${stemText(q.question)}`.trim());
+  await warmUp(`queries on ${size} chunks`, [
+    () => httpLoad({ url: `${service.url}/api/v1/dev/query`, method: 'POST', bodies: [...bodies(false), ...bodies(true)], connections: 16, seconds: WARM_UP_SECONDS, keys }),
+    () => callLoad(16, WARM_UP_SECONDS, (i) => {
+      const n = i % asked.length;
+      return directBm25(direct, store, analysed[n]!, i % 2 ? filtersFor(asked[n]!) : {}, TOP_K);
+    }),
+  ]);
   for (const filtered of [false, true]) {
     const scenarioName = `query BM25${filtered ? ', filters' : ''}, ${size.toLocaleString('en')} chunks`;
     const texts = bodies(filtered);
@@ -333,6 +352,11 @@ async function lightCalls(keys: string[]): Promise<void> {
   const ceiling = await startReference('ceiling');
   const floor = await startReference('floor');
   const service = await startService('service', { EMBEDDINGS_BASE_URL: '' });
+  await warmUp('light calls', [
+    () => httpLoad({ url: `${ceiling.url}/`, connections: 10, seconds: WARM_UP_SECONDS, keys }),
+    () => httpLoad({ url: `${floor.url}/`, connections: 10, seconds: WARM_UP_SECONDS, keys }),
+    ...['plans', 'usage'].map((path) => () => httpLoad({ url: `${service.url}/api/v1/dev/${path}`, connections: 10, seconds: WARM_UP_SECONDS, keys })),
+  ]);
   for (const connections of [1, 10]) {
     await scenario({ scenario: 'light call', system: 'ceiling: bare Koa', connections }, ceiling.child.pid, [ceiling.child], () =>
       httpLoad({ url: `${ceiling.url}/`, connections, seconds, keys }),
@@ -350,6 +374,7 @@ async function lightCalls(keys: string[]): Promise<void> {
   await floor.child.stop();
   // scale out: a second process on the same database, the 10 connections shared between the two
   const second = await startService('service-2', { EMBEDDINGS_BASE_URL: '' });
+  await warmUp('the second process', [() => httpLoad({ url: `${second.url}/api/v1/dev/plans`, connections: 5, seconds: WARM_UP_SECONDS, keys })]);
   await scenario({ scenario: 'light call', system: 'service GET /plans, two processes', connections: 10 }, [service.child.pid, second.child.pid], [service.child, second.child], async () =>
     sideBySide(await Promise.all([service, second].map((s) => httpLoad({ url: `${s.url}/api/v1/dev/plans`, connections: 5, seconds, keys })))),
   );
