@@ -1,17 +1,19 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import weaviate from 'weaviate-client';
 import { Store } from '../../src/db/entities.js';
 import { UpstreamError } from '../../src/domain/errors.js';
 import { indexDocumentRun } from '../../src/domain/ingestion/ingest.js';
 import { markDocumentReady, removeChunksLeft } from '../../src/domain/knowledge-bases/document-states.js';
 import { INGESTION_QUEUE, ingestionJobId, runIngestionJob } from '../../src/domain/knowledge-bases/ingestion-job.js';
+import { COLLECTION } from '../../src/search-index/weaviate.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
 import { sendRaw, type Schemas } from './support/contract.js';
 import { waitsForLock } from './support/locks.js';
 import { call, createKb, NOTES_METADATA, settled, storagePlan, upload, uploadForm } from './support/knowledge-bases.js';
-import { startServer, testServices, type TestServer } from './support/server.js';
+import { startServer, testConfig, testServices, type TestServer } from './support/server.js';
 
 // Knowledge-base requests that meet another one, or the ingestion job, half-way. The server runs
 // no ingestion worker: the tests run the job's steps themselves, with a delete between them (the
@@ -38,6 +40,18 @@ beforeAll(async () => {
 const url = () => server.url;
 const TEXT = 'Mangroves protect the coast from storm surges.';
 const notes = () => ({ name: 'mangroves.md', bytes: `--- PAGE 1 ---\n${TEXT}` });
+
+/** Whether the search index holds the store (a tenant), asked of Weaviate itself. */
+async function indexExists(storeId: string): Promise<boolean> {
+  const config = testConfig();
+  const address = new URL(config.WEAVIATE_URL);
+  const client = await weaviate.connectToLocal({ host: address.hostname, port: Number(address.port), grpcPort: config.WEAVIATE_GRPC_PORT });
+  try {
+    return (await client.collections.use(COLLECTION).tenants.getByName(storeId)) !== null;
+  } finally {
+    await client.close();
+  }
+}
 
 async function citations(storeId: string): Promise<Schemas['Citation'][]> {
   const res = await sendRaw(url(), 'query', { key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'What protects the coast?', store_id: storeId }) });
@@ -87,6 +101,25 @@ describe('a delete during the ingestion job', () => {
     const left: string[] = [];
     for await (const chunk of services.index.unembeddedChunks(kb.id)) left.push(chunk.chunkText);
     expect(left).toEqual([]);
+  });
+  test('a knowledge base deleted while its job writes, whose write then fails, leaves no index behind', async () => {
+    const kb = await createKb(url(), key);
+    const doc = await upload(url(), key, kb.id, uploadForm(notes()));
+    const index = services.index;
+    const write = index.writeChunks.bind(index);
+    // the delete commits, then the job's write makes the store's index again and fails half-way
+    index.writeChunks = async (store, chunks, vectors) => {
+      expect((await call(url(), 'deleteKnowledgeBase', key, { path: { kb_id: kb.id } })).status).toBe(204);
+      await write(store, chunks, vectors);
+      throw new UpstreamError('search index');
+    };
+    try {
+      const deps = { em: () => server.orm.em.fork(), index, embedder: null, work: services.ingestionWork, now: () => new Date() };
+      await expect(runIngestionJob(deps, { documentId: doc.id, revision: 1 }, false)).rejects.toBeInstanceOf(UpstreamError);
+    } finally {
+      index.writeChunks = write;
+    }
+    expect(await indexExists(kb.id)).toBe(false);
   });
 });
 

@@ -29,6 +29,17 @@ async function storeExists(tx: EntityManager, store: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/**
+ * Drops the store's index, whole, when the store is gone: deleted with its knowledge base while a
+ * job wrote to it, whose writes may have made the index again after the delete dropped it.
+ * Whether it was gone.
+ */
+export async function dropIndexOfDeletedStore(em: EntityManager, index: SearchIndex, store: string): Promise<boolean> {
+  if (await storeExists(em, store)) return false;
+  await index.dropStore(store);
+  return true;
+}
+
 /** Notes when the job began reading the document's current file (its first attempt only). */
 export async function markProcessingStarted(em: EntityManager, documentId: string, revision: number, now: Date): Promise<void> {
   await em.execute('update document set processing_started_at = ? where id = ? and revision = ? and state = ? and processing_started_at is null', [
@@ -64,10 +75,8 @@ export async function markDocumentReady(em: EntityManager, index: SearchIndex, d
   return em.transactional(async (tx) => {
     const row = await lockDocument(tx, done.documentId);
     if (!row || row.revision !== done.revision || row.state !== 'processing') {
-      // deleted with its knowledge base: the run's writes may have made the store's index again
-      // after the delete dropped it, so drop it again, whole
-      if (!row && !(await storeExists(tx, done.store))) await index.dropStore(done.store);
-      else await index.deleteChunks(done.store, { documentId: done.documentId, ingestRun: done.run });
+      if (!row && (await dropIndexOfDeletedStore(tx, index, done.store))) return 'stale';
+      await index.deleteChunks(done.store, { documentId: done.documentId, ingestRun: done.run });
       return 'stale';
     }
     // two documents of the account ending at once would each count only the other's pages as not

@@ -6,7 +6,7 @@ import type { HeavyWork } from '../ports/heavy-work.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { SearchIndex } from '../ports/search-index.js';
 import { uuidOfName } from '../uuid.js';
-import { markDocumentFailed, markDocumentReady, markProcessingStarted } from './document-states.js';
+import { dropIndexOfDeletedStore, markDocumentFailed, markDocumentReady, markProcessingStarted } from './document-states.js';
 import { maxPagesOf, type IngestionJob } from './documents.js';
 
 /** The durable queue of uploaded documents waiting to be read and indexed. */
@@ -92,6 +92,10 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
       owner: `account:${stored.account_id}`,
     });
   } catch (error) {
+    // the knowledge base deleted meanwhile: the writes before the failure may have made its index
+    // again, and no later run of the job will find the document to end it. An index that fails
+    // here keeps the failure the job reports.
+    await dropIndexOfDeletedStore(em, deps.index, stored.store_id).catch(() => undefined);
     if (error instanceof UnreadableDocumentError) {
       await markDocumentFailed(em, deps.index, job.documentId, job.revision, `${error.message}.`, deps.now());
       return;
