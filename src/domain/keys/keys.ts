@@ -114,8 +114,8 @@ export async function revokeKey(em: EntityManager, keyId: string, now: Date, acc
  */
 export async function rollKey(em: EntityManager, hashSecret: string, keyId: string, accountId: string, graceMs: number, now: Date, by: KeyActor = null): Promise<{ key: string; record: ApiKey; old: ApiKey }> {
   return em.transactional(async (tx) => {
-    // the old key is read under the lock: of two rolls of it at once without a grace period the second
-    // finds it revoked (404); with one, each roll is counted against the cap in turn
+    // the old key is read under the lock: of two rolls of it at once the second finds it revoked
+    // (404, without a grace period) or already rolled (409, with one)
     await lockKeysOf(tx, accountId);
     const old = await tx.findOne(ApiKey, { id: keyId, account: accountId });
     if (!old || old.status === 'revoked' || (old.expiresAt && old.expiresAt <= now)) throw new NotFoundError(`No active API key with id ${keyId}.`);

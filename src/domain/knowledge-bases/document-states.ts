@@ -25,7 +25,9 @@ async function lockDocument(tx: EntityManager, documentId: string): Promise<Lock
 }
 
 async function storeExists(tx: EntityManager, store: string): Promise<boolean> {
-  const [row] = await tx.execute<{ id: string }[]>('select id from store where id = ?', [store]);
+  // waits for a delete of the store under way (it holds the row): its drop of the index may
+  // precede a write that made the index again, and only its commit says the store is gone
+  const [row] = await tx.execute<{ id: string }[]>('select id from store where id = ? for key share', [store]);
   return row !== undefined;
 }
 
