@@ -646,7 +646,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key
-         * @description Creates a new key with the old key's name, environment, restrictions and expiry, shown this once, and keeps the old key working for `grace_minutes` (then it answers `401 api_key_revoked`; `0` revokes it at once), so that callers switch without downtime. Needs an active subscription (`402` otherwise). While the old key's grace lasts the account may have one active key more than the 10 it may create; rolling a key with a grace period then answers `409` until a grace ends or a key is revoked (a roll with `grace_minutes` `0` always may). A key already rolled (its `replaced_by` is set) is not rolled again: that answers `409` naming its replacement, which is the key to roll (the new key takes its expiry from the key it replaces, and a rolled key's expiry is the end of its grace).
+         * @description Creates a new key with the old key's name, environment, restrictions and expiry, shown this once, and keeps the old key working for `grace_minutes` (then it answers `401 api_key_revoked`; `0` revokes it at once), so that callers switch without downtime. Needs an active subscription (`402` otherwise). While the old key's grace lasts the account may have one active key more than the 10 it may create; rolling a key with a grace period then answers `409` until a grace ends or a key is revoked (a roll with `grace_minutes` `0` always may). A key already rolled (its `replaced_by` is set) is not rolled again: while its grace lasts that answers `409` naming its replacement (then `404`, as for any revoked or expired key), which is the key to roll (the new key takes its expiry from the key it replaces, and a rolled key's expiry is the end of its grace).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -3154,6 +3154,7 @@ export interface components {
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 "X-Retrieval-Mode": components["headers"]["X-Retrieval-Mode"];
+                "Server-Timing": components["headers"]["Server-Timing"];
                 [name: string]: unknown;
             };
             content: {
@@ -4270,6 +4271,17 @@ export interface components {
          * @example hybrid
          */
         "X-Retrieval-Mode": "hybrid" | "bm25";
+        /**
+         * @description Where the service spent the request's time, in milliseconds ([W3C Server
+         *     Timing](https://www.w3.org/TR/server-timing/), shown by browsers' developer tools):
+         *     `admission` (the key, its restrictions and limits, and the request's log row), `retrieval`
+         *     (the store's access check, the question's embedding when the search is hybrid, and the
+         *     search) and `answer` (the extractive answer, or the model provider's). Attachments are read
+         *     before the retrieval and are in none of them. On JSON answers only: a stream's headers leave
+         *     before its work. For diagnosis; more names may be added.
+         * @example admission;dur=1.7, retrieval;dur=2.9, answer;dur=0.6
+         */
+        "Server-Timing": string;
         /**
          * @description The calling key's per-minute request limit, present whenever the key's plan is known:
          *     absent when the failure prevented authentication (for example the database is

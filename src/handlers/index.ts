@@ -43,9 +43,9 @@ import { rotateWebhookSecret } from './rotateWebhookSecret.js';
 import { sendWebhookTest } from './sendWebhookTest.js';
 import { updateWebhookEndpoint } from './updateWebhookEndpoint.js';
 import type { KeylessOperation } from '../generated/contract-values.js';
-import type { ApiOperationId, KeylessHandler, Handler, OperationId } from './types.js';
+import type { ApiOperationId, KeylessHandler, Handler, OperationId, PhaseTiming } from './types.js';
 
-export type { ApiOperationId, KeylessHandler, Handler, OperationId };
+export type { ApiOperationId, KeylessHandler, Handler, OperationId, PhaseTiming };
 // the dashboard's pages show the same records as its JSON operations
 export { analyticsView, keyView, sessionView } from './dashboard-views.js';
 export { deliveryView, endpointView } from './webhook-views.js';

@@ -42,6 +42,10 @@ export async function answerInShape(
     body: { answer: result.answer, citations, has_citations: citations.length > 0 },
     usage: toUsage(result, storeId),
     headers: { 'X-Retrieval-Mode': result.retrievalMode },
+    timings: [
+      { name: 'retrieval', ms: result.phases.retrievalMs },
+      { name: 'answer', ms: result.phases.answerMs },
+    ],
   };
 }
 

@@ -76,9 +76,15 @@ export interface ServerSentEvent<K extends ApiOperationId> {
   headers?: Record<string, string>;
 }
 
+/** A phase of the handler's work and its milliseconds, for the Server-Timing header of operations that declare it. */
+export interface PhaseTiming {
+  name: string;
+  ms: number;
+}
+
 export type HandlerOutput<K extends ApiOperationId> =
-  /** `headers`: response headers the contract declares for the operation's answer */
-  | { body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string> }
+  /** `headers`: response headers the contract declares for the operation's answer; `timings`: its Server-Timing after the admission's */
+  | { body: OkOf<operations[K]>; usage?: RequestUsage; headers?: Record<string, string>; timings?: PhaseTiming[] }
   /** another success status the contract documents (201, 202, 204), with its body */
   | (SuccessOf<operations[K]> & { usage?: RequestUsage; headers?: Record<string, string> })
   /** The answer as events while it is produced; the request's usage is returned at their end. */

@@ -11,7 +11,7 @@ import { admit } from '../domain/limits/limiter.js';
 import type { WindowHeaders } from '../domain/limits/window.js';
 import { PlanCatalogue } from '../domain/plans/catalogue.js';
 import { AuthenticationError, NotFoundError } from '../domain/errors.js';
-import { handlers, type ApiOperationId, type Handler } from '../handlers/index.js';
+import { handlers, type ApiOperationId, type Handler, type PhaseTiming } from '../handlers/index.js';
 import { checkBodySpec, readBody, type RequestBodySpec } from './body-readers.js';
 import { checkedParameters } from './parameters.js';
 import { sendEventStream } from './event-stream.js';
@@ -88,6 +88,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       throw error;
     }
     let admission;
+    const admissionStarted = performance.now();
     try {
       admission = await admit(
         deps.requests,
@@ -104,6 +105,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       throw error;
     }
     failedAuth.succeeded(keyHash);
+    ctx.state.admissionMs = performance.now() - admissionStarted;
     ctx.state.principal = admission.principal;
     ctx.state.admission = admission;
     if (admission.admitted) {
@@ -171,6 +173,11 @@ function checkBodySpecs(): void {
 
 const EVENT_STREAM = 'text/event-stream';
 
+/** The Server-Timing header's value (W3C Server Timing): `name;dur=<ms>`, a tenth of a millisecond apart. */
+function serverTiming(phases: PhaseTiming[]): string {
+  return phases.map((p) => `${p.name};dur=${p.ms.toFixed(1)}`).join(', ');
+}
+
 function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCatalogue) {
   return async (c: OpenApiContext, ctx: Ctx): Promise<void> => {
     // the operation as openapi-backend resolved it: its body schemas are dereferenced
@@ -206,6 +213,7 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCa
     if ('events' in result) return sendEventStream(ctx, result.events, { heartbeatMs: deps.streamHeartbeatMs, signal: closed.signal });
     ctx.state.usage = result.usage;
     if (result.headers) ctx.set(result.headers);
+    if ('timings' in result && result.timings) ctx.set('Server-Timing', serverTiming([{ name: 'admission', ms: ctx.state.admissionMs ?? 0 }, ...result.timings]));
     ctx.status = 'status' in result ? result.status : 200;
     if (result.body !== undefined) ctx.body = result.body;
   };

@@ -13,6 +13,8 @@ export interface AppState {
   principal?: Principal;
   /** The limiter's decision, made with the authentication in the security handler. */
   admission?: Admission;
+  /** How long authentication and admission took, in ms (the `admission` of Server-Timing). */
+  admissionMs?: number;
   /** The dashboard session of a request signed in by cookie. */
   session?: SignedIn;
   /** The request body as received, for operations that store it (payment notifications). */

@@ -39,6 +39,17 @@ describe('POST /api/v1/dev/query', () => {
     for (const sentence of res.data!.answer.split(/(?<=[.?!])\s+/)) expect(cited).toContain(sentence.replace(/\s+/g, ' ').trim());
   });
 
+  test('a JSON answer says where its time went: admission, retrieval and answer, in milliseconds (Server-Timing)', async () => {
+    const res = await ask({ query: 'What do plants need for photosynthesis?', store_id: 'default' });
+    expect(res.response.status).toBe(200);
+    const header = res.response.headers.get('server-timing') ?? '';
+    const phases = header.split(', ').map((metric) => /^([a-z]+);dur=(\d+\.\d)$/.exec(metric));
+    expect(phases.map((m) => m?.[1])).toEqual(['admission', 'retrieval', 'answer']);
+    // a search of the sample curriculum, a call to the index, takes a measurable time
+    expect(Number(phases[1]![2])).toBeGreaterThan(0);
+    expect((await apiClient(server.url, key).GET('/api/v1/dev/plans')).response.headers.get('server-timing')).toBeNull();
+  });
+
   test('store_id is optional and means default', async () => {
     const res = await ask({ query: 'What do plants need for photosynthesis?' });
     expect(res.response.status).toBe(200);

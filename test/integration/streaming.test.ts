@@ -94,6 +94,8 @@ describe('offline answers as events', () => {
     expect(res.headers.get('x-accel-buffering')).toBe('no');
     expect(res.headers.get('vary')).toContain('Accept');
     expect(res.headers.get('x-ratelimit-limit')).toBe('200');
+    // a stream's headers leave before its work: no timings
+    expect(res.headers.get('server-timing')).toBeNull();
 
     const events = res.body as SseEvent[];
     expect(events.map((e) => e.event)).toEqual(['citations', ...events.slice(1, -1).map(() => 'delta'), 'usage']);

@@ -56,6 +56,8 @@ export interface AnswerUsage {
 export interface AnswerData extends AnswerUsage {
   answer: string;
   citations: CitationData[];
+  /** Milliseconds of the retrieval (the store's check, the question's embedding, the search) and of the answer. */
+  phases: { retrievalMs: number; answerMs: number };
 }
 
 /** The model to use: the requested one if the plan allows it, else the plan's first. */
@@ -151,12 +153,15 @@ function usageOf(services: AnsweringServices, { model, readImages, retrievalMode
 
 /** The answer to `question`; a caller that goes away (`signal`) stops the provider's work. */
 export async function answerQuestion(em: EntityManager, services: AnsweringServices, principal: Principal, question: Question, signal: AbortSignal): Promise<AnswerData> {
+  const started = performance.now();
   const material = await gather(em, services, principal, question);
+  const gathered = performance.now();
   const drafted = await draft(services, principal, question, material, signal);
   return {
     answer: `${drafted.answer}${unreadNote(material)}`,
     citations: drafted.used.map((i) => citation(material.passages[i]!)),
     ...usageOf(services, material, drafted.promptTokens, drafted.completionTokens),
+    phases: { retrievalMs: gathered - started, answerMs: performance.now() - gathered },
   };
 }
 
