@@ -73,6 +73,7 @@ describe('POST /api/v1/dev/query-multipart', () => {
     const without = await upload({ query: 'What do plants need for photosynthesis?' });
     const [plain] = await server.orm.em.fork().execute<{ tokens: number }[]>('select tokens from request_log where api_key_id = ? order by id desc limit 1', [keyId]);
     expect(without.response.status).toBe(200);
+    expect(without.response.headers.get('server-timing')).toMatch(/^admission;dur=\d+\.\d, retrieval;dur=\d+\.\d, answer;dur=\d+\.\d$/);
     // same question and passages (the service's notice is not model output): the image no model read adds nothing
     expect(without.data!.answer).toBe(res.data!.answer.split('\n\n')[0]);
     expect(row!.tokens).toBe(plain!.tokens);
