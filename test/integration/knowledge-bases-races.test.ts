@@ -1,19 +1,17 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import weaviate from 'weaviate-client';
 import { Store } from '../../src/db/entities.js';
 import { UpstreamError } from '../../src/domain/errors.js';
 import { indexDocumentRun } from '../../src/domain/ingestion/ingest.js';
 import { markDocumentReady, removeChunksLeft } from '../../src/domain/knowledge-bases/document-states.js';
 import { INGESTION_QUEUE, ingestionJobId, runIngestionJob } from '../../src/domain/knowledge-bases/ingestion-job.js';
-import { COLLECTION } from '../../src/search-index/weaviate.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
 import { sendRaw, type Schemas } from './support/contract.js';
 import { waitsForLock } from './support/locks.js';
 import { call, createKb, NOTES_METADATA, settled, storagePlan, upload, uploadForm } from './support/knowledge-bases.js';
-import { startServer, testConfig, testServices, type TestServer } from './support/server.js';
+import { directChunkCollection, startServer, testServices, type TestServer } from './support/server.js';
 
 // Knowledge-base requests that meet another one, or the ingestion job, half-way. The server runs
 // no ingestion worker: the tests run the job's steps themselves, with a delete between them (the
@@ -43,14 +41,7 @@ const notes = () => ({ name: 'mangroves.md', bytes: `--- PAGE 1 ---\n${TEXT}` })
 
 /** Whether the search index holds the store (a tenant), asked of Weaviate itself. */
 async function indexExists(storeId: string): Promise<boolean> {
-  const config = testConfig();
-  const address = new URL(config.WEAVIATE_URL);
-  const client = await weaviate.connectToLocal({ host: address.hostname, port: Number(address.port), grpcPort: config.WEAVIATE_GRPC_PORT });
-  try {
-    return (await client.collections.use(COLLECTION).tenants.getByName(storeId)) !== null;
-  } finally {
-    await client.close();
-  }
+  return (await (await directChunkCollection()).tenants.getByName(storeId)) !== null;
 }
 
 async function citations(storeId: string): Promise<Schemas['Citation'][]> {

@@ -1,15 +1,12 @@
 import { beforeAll, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import weaviate from 'weaviate-client';
 import type { Orm } from '../../src/db/orm.js';
 import { Document } from '../../src/db/entities.js';
-import { COLLECTION } from '../../src/search-index/weaviate.js';
 import { pdfWithPages } from '../support/pdf.js';
 import { newKey } from './support/accounts.js';
-import { onCleanup } from './support/cleanup.js';
 import { call, createKb, documentEvents, NOTES_METADATA, settled, upload, uploadForm, type KbDocument } from './support/knowledge-bases.js';
 import { startServerProcess } from './support/server-process.js';
-import { connectDatabase, testConfig } from './support/server.js';
+import { connectDatabase, directChunkCollection } from './support/server.js';
 
 // The compiled service killed in the middle of reading a document: another process (here the
 // restarted one) takes the job up again once the dead one's heartbeats stop, and the document
@@ -25,11 +22,7 @@ beforeAll(async () => {
 
 /** The chunks the index holds for a document. */
 async function indexedChunks(storeId: string, documentId: string): Promise<number> {
-  const config = testConfig();
-  const url = new URL(config.WEAVIATE_URL);
-  const client = await weaviate.connectToLocal({ host: url.hostname, port: Number(url.port), grpcPort: config.WEAVIATE_GRPC_PORT });
-  onCleanup(() => client.close());
-  const tenant = client.collections.use(COLLECTION).withTenant(storeId);
+  const tenant = (await directChunkCollection()).withTenant(storeId);
   const result = await tenant.aggregate.overAll({ filters: tenant.filter.byProperty('documentId').equal(documentId) });
   return result.totalCount;
 }

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import weaviate, { type Collection } from 'weaviate-client';
 import { systemClock, type Clock } from '../../../src/clock.js';
 import { connect, type Orm } from '../../../src/db/orm.js';
 import { RequestLog } from '../../../src/db/request-log.js';
@@ -10,6 +11,7 @@ import { InFlightRequests } from '../../../src/http/in-flight.js';
 import { createHttpServer, listen } from '../../../src/http/server.js';
 import { ingestionSettings, loadConfig, type Config } from '../../../src/config.js';
 import type { AvailabilityLog } from '../../../src/providers/openai-embedder.js';
+import { COLLECTION } from '../../../src/search-index/weaviate.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { startBillingWorker } from '../../../src/jobs/billing-worker.js';
 import { startIngestionWorker } from '../../../src/jobs/ingestion-worker.js';
@@ -33,6 +35,15 @@ export async function connectDatabase(url = databaseUrl(), poolMax?: number): Pr
   const orm = await connect(url, poolMax);
   onCleanup(() => orm.close());
   return orm;
+}
+
+/** The test index's chunk collection through weaviate-client, apart from the service's adapter; its client is closed after the test file at the latest. */
+export async function directChunkCollection(): Promise<Collection> {
+  const config = testConfig();
+  const url = new URL(config.WEAVIATE_URL);
+  const client = await weaviate.connectToLocal({ host: url.hostname, port: Number(url.port), grpcPort: config.WEAVIATE_GRPC_PORT });
+  onCleanup(() => client.close());
+  return client.collections.use(COLLECTION);
 }
 
 export interface TestServer {
