@@ -92,14 +92,14 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
       owner: `account:${stored.account_id}`,
     });
   } catch (error) {
-    // the knowledge base deleted meanwhile: the writes before the failure may have made its index
-    // again, and no later run of the job will find the document to end it. An index that fails
-    // here keeps the failure the job reports.
-    await dropIndexOfDeletedStore(em, deps.index, stored.store_id).catch(() => undefined);
     if (error instanceof UnreadableDocumentError) {
       await markDocumentFailed(em, deps.index, job.documentId, job.revision, `${error.message}.`, deps.now());
       return;
     }
+    // the knowledge base deleted meanwhile: the writes before the failure (a file that could not be
+    // read wrote nothing) may have made its index again, and no later run of the job will find the
+    // document to end it. An index that fails here keeps the failure the job reports.
+    await dropIndexOfDeletedStore(em, deps.index, stored.store_id).catch(() => undefined);
     if (lastAttempt) {
       const why = error instanceof Error ? error.message : String(error);
       await markDocumentFailed(em, deps.index, job.documentId, job.revision, `The service could not index the document after several attempts (${why}). Upload it again later.`, deps.now());
