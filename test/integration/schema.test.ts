@@ -102,3 +102,38 @@ describe('migrations that carry keys', () => {
     ]);
   });
 });
+
+describe('migrations that carry the audit log', () => {
+  test('keys rolled before replaced_by existed get their first replacement from the key.rolled entries, within their own account', async () => {
+    const orm = await migratedTo('replaced_from_audit', 'Migration20261129000000_replaced_keys');
+    const first = await newKey(orm, { plan: 'pro' });
+    const { accountId } = first;
+    const [second, third, fourth] = [await newKey(orm, { plan: 'pro', accountId }), await newKey(orm, { plan: 'pro', accountId }), await newKey(orm, { plan: 'pro', accountId })];
+    const other = await newKey(orm, { plan: 'pro' });
+    const em = orm.em.fork();
+    const prefixes = new Map(
+      (await em.execute<{ id: string; display_prefix: string }[]>('select id, display_prefix from api_key where account_id in (?, ?)', [accountId, other.accountId])).map((r) => [r.id, r.display_prefix]),
+    );
+    const prefix = (id: string) => prefixes.get(id)!;
+    const rolled = (account: string, from: string, to: string, at: string) => em.execute(
+      `insert into audit_event (account_id, action, subject, detail, created_at) values (?, 'key.rolled', ?, ?::jsonb, ?)`,
+      [account, from, JSON.stringify({ new_key: to, grace_minutes: 60 }), at],
+    );
+    // the first key rolled twice (the second roll made the third key), the fourth never
+    await rolled(accountId, prefix(first.keyId), prefix(second.keyId), '2026-11-28T10:00:00Z');
+    await rolled(accountId, prefix(first.keyId), prefix(third.keyId), '2026-11-28T11:00:00Z');
+    // an entry of another account naming this account's keys changes nothing
+    await rolled(other.accountId, prefix(fourth.keyId), prefix(third.keyId), '2026-11-28T12:00:00Z');
+    // an entry whose new key is not found changes nothing
+    await rolled(other.accountId, prefix(other.keyId), 'svc_nokey', '2026-11-28T13:00:00Z');
+    await orm.migrator.up();
+    const rows = await em.execute<{ id: string; replaced_by: string | null }[]>('select id, replaced_by from api_key where account_id in (?, ?)', [accountId, other.accountId]);
+    expect(new Map(rows.map((r) => [r.id, r.replaced_by]))).toEqual(new Map([
+      [first.keyId, second.keyId],
+      [second.keyId, null],
+      [third.keyId, null],
+      [fourth.keyId, null],
+      [other.keyId, null],
+    ]));
+  });
+});
