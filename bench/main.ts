@@ -243,6 +243,13 @@ async function queryScenarios(service: { child: Child; url: string }, direct: We
     // the service remembers recent questions' vectors, as the direct query is given them: each
     // question is asked once first, and a row of its own asks new questions only
     if (!filtered) for (const body of texts) await askOnce(`${hybrid.service.url}/api/v1/dev/query`, hybrid.key, body);
+    await warmUp(`hybrid queries on ${size} chunks`, [
+      () => httpLoad({ url: `${hybrid.service.url}/api/v1/dev/query`, method: 'POST', bodies: texts, connections: 16, seconds: WARM_UP_SECONDS, keys }),
+      () => callLoad(16, WARM_UP_SECONDS, (i) => {
+        const n = i % asked.length;
+        return directHybrid(direct, store, analysed[n]!, hybrid.vectors[n]!, filtered ? filtersFor(asked[n]!) : {}, TOP_K);
+      }),
+    ]);
     for (const connections of [1, 16]) {
       const base = { scenario: hybridName, connections, corpus: size, filtered };
       await scenario({ ...base, system: 'service' }, hybrid.service.child.pid, [hybrid.service.child], () =>
