@@ -487,6 +487,25 @@ describe('delivery', () => {
     expect(verified(request!, after).type).toBe('webhook.test');
   });
 
+  test('of two rotations at once, each secret shown signs: the later one as the current secret, the earlier as the previous', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const path = receiverPath();
+    const { endpoint } = await createEndpoint(key, path);
+    const rotate = () => apiClient(server.url, key).POST('/api/v1/dev/webhooks/endpoints/{endpoint_id}/rotate-secret', { params: { path: { endpoint_id: endpoint.id } } });
+    let rotations: ReturnType<typeof rotate>[] = [];
+    // the endpoint's row held until both rotations wait for it, so that they run at once
+    await server.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('select id from webhook_endpoint where id = ? for update', [endpoint.id]);
+      rotations = [rotate(), rotate()];
+      await waitsForLock(server.orm, '%webhook_endpoint%', 'both rotations', 2);
+    });
+    const answers = await Promise.all(rotations);
+    expect(answers.map((a) => a.response.status)).toEqual([200, 200]);
+    await sendTest(key, endpoint.id);
+    const [request] = await receiver.waitFor(path, 1);
+    for (const answer of answers) expect(verified(request!, answer.data!.secret).type).toBe('webhook.test');
+  });
+
   test('a redelivery sends the same event again (same webhook-id) as a new delivery; pages of the log follow the cursor', async () => {
     const { key } = await newKey(server.orm, { plan: 'pro' });
     const path = receiverPath();

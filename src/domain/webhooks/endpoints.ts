@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { WebhookEndpoint } from '../../db/entities.js';
 import { againOnConflict } from '../../db/availability.js';
 import type { WebhookEventType } from '../../generated/contract-values.js';
@@ -107,15 +107,19 @@ export async function deleteEndpoint(em: EntityManager, accountId: string, endpo
 
 /** A new secret; the current one keeps signing for ROTATION_GRACE_MS (a previous one still in its grace ends now). */
 export async function rotateSecret(em: EntityManager, accountId: string, endpointId: string, now: Date): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const endpoint = await findEndpoint(em, accountId, endpointId);
-  const secret = newSecret();
-  endpoint.previousSecret = endpoint.secret;
-  endpoint.previousSecretExpiresAt = new Date(now.getTime() + ROTATION_GRACE_MS);
-  endpoint.secret = secret;
-  endpoint.secretRotatedAt = now;
-  endpoint.updatedAt = now;
-  await em.flush();
-  return { endpoint, secret };
+  return em.transactional(async (tx) => {
+    // read under the row's lock: of two rotations at once the second makes the first's secret the
+    // previous one, so every secret shown signs (without it one was kept nowhere)
+    const endpoint = isUuid(endpointId) ? await tx.findOne(WebhookEndpoint, { id: endpointId, account: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    if (!endpoint) throw endpointNotFound(endpointId);
+    const secret = newSecret();
+    endpoint.previousSecret = endpoint.secret;
+    endpoint.previousSecretExpiresAt = new Date(now.getTime() + ROTATION_GRACE_MS);
+    endpoint.secret = secret;
+    endpoint.secretRotatedAt = now;
+    endpoint.updatedAt = now;
+    return { endpoint, secret };
+  });
 }
 
 /** The secrets that sign an attempt at `now`: the current one, and the previous one during its grace period. */
