@@ -51,7 +51,9 @@ export async function readBodyText(ctx: Context, limit: number, kind: string): P
     // than Content-Length) and has answered 400 itself: recorded as that 400, not as a client gone
     const refused = parserRefusal(ctx.req.socket);
     if (refused) throw refused;
-    if (framing.type === 'request.aborted') throw new ClientClosedError();
+    // closed mid-body, or after the whole body but before it was read (the request is destroyed
+    // with its bytes, so it reads as not readable)
+    if (framing.type === 'request.aborted' || (framing.type === 'stream.not.readable' && ctx.req.destroyed)) throw new ClientClosedError();
     if (framing.status === 413) throw new PayloadTooLargeError(limit);
     // zlib refusing a body that is not what its Content-Encoding says
     if (framing.code?.startsWith('Z_')) {

@@ -81,8 +81,14 @@ export async function readMultipartBody(
       return;
     }
     const malformed = (error: Error) => reject(new InvalidRequestError(`The multipart body is malformed: ${error.message}.`));
-    // a client that goes away mid-upload must not leave the request hanging
-    ctx.req.on('aborted', () => reject(parserRefusal(ctx.req.socket) ?? new ClientClosedError()));
+    // a client that goes away mid-upload must not leave the request hanging, nor one that went
+    // away before the body was read (its 'aborted' has passed, and no byte will come)
+    const gone = () => reject(parserRefusal(ctx.req.socket) ?? new ClientClosedError());
+    if (ctx.req.destroyed) {
+      gone();
+      return;
+    }
+    ctx.req.on('aborted', gone);
     let received = 0;
     ctx.req.on('data', (chunk: Buffer) => {
       received += chunk.length;

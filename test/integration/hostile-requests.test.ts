@@ -250,18 +250,23 @@ async function recordedStatus(keyId: string): Promise<number | null> {
   return status;
 }
 
-describe('a client that goes away while sending the body', () => {
+describe('a client that goes away while sending the body, or as soon as it is sent', () => {
+  const MULTIPART_QUERY = '--xyz\r\nContent-Disposition: form-data; name="query"\r\n\r\nphoto';
   test.each([
-    ['application/json', '{"query":"photo'],
-    ['multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="query"\r\n\r\nphoto'],
-  ])('%s: recorded as 499 "client closed", not as a failure with a stack', async (contentType, partial) => {
+    ['application/json', 'part of the body', '{"query":"photo', 300],
+    ['multipart/form-data; boundary=xyz', 'part of the body', MULTIPART_QUERY, 300],
+    // the whole body arrives, and the connection closes before the service reads it
+    ['application/json', 'the whole body', '{"query":"photosynthesis"}', 0],
+    ['multipart/form-data; boundary=xyz', 'the whole body', `${MULTIPART_QUERY}synthesis\r\n--xyz--\r\n`, 0],
+  ])('%s, %s: recorded as 499 "client closed", not as a failure with a stack', async (contentType, _, body, closeAfterMs) => {
     const { key: own, keyId } = await newKey(server.orm, { plan: 'enterprise' });
     const path = contentType.startsWith('multipart') ? '/api/v1/dev/query-multipart' : '/api/v1/dev/query';
     const logsBefore = server.logs.length;
+    const length = closeAfterMs === 0 ? Buffer.byteLength(body) : 100_000;
     await new Promise<void>((resolve) => {
       const socket = connectTcp(Number(new URL(server.url).port), '127.0.0.1', () => {
-        socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${own}\r\nContent-Type: ${contentType}\r\nContent-Length: 100000\r\n\r\n${partial}`);
-        setTimeout(() => socket.destroy(), 300);
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${own}\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n${body}`);
+        setTimeout(() => socket.destroy(), closeAfterMs);
       });
       socket.on('close', () => resolve());
       socket.on('error', () => undefined);
