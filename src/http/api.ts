@@ -18,6 +18,7 @@ import { sendEventStream } from './event-stream.js';
 import { ClientClosedError, MethodNotAllowedError } from './http-errors.js';
 import { isKeylessOperation, registerKeyless } from './keyless-operations.js';
 import type { InFlightRequests } from './in-flight.js';
+import { prefers } from './preferred-media-type.js';
 import type { AppState } from './state.js';
 
 type Ctx = Context & { state: AppState };
@@ -172,6 +173,7 @@ function checkBodySpecs(): void {
 }
 
 const EVENT_STREAM = 'text/event-stream';
+const JSON_MEDIA_TYPE = 'application/json';
 
 /** The Server-Timing header's value (W3C Server Timing): `name;dur=<ms>`, a tenth of a millisecond apart. */
 function serverTiming(phases: PhaseTiming[]): string {
@@ -183,10 +185,10 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCa
     // the operation as openapi-backend resolved it: its body schemas are dereferenced
     const body = c.operation.requestBody as { content: RequestBodySpec['content'] } | undefined;
     const admission = ctx.state.admission as Extract<AppState['admission'], { admitted: true }>;
-    // the media types of the answer come from the contract; q-values choose (negotiator), JSON first on a tie or without Accept
+    // the media types of the answer come from the contract; q-values choose, JSON on a tie or without Accept
     const mediaTypes = Object.keys((c.operation.responses?.['200'] as { content?: Record<string, unknown> } | undefined)?.content ?? {});
     if (mediaTypes.length > 1) ctx.vary('Accept');
-    const eventStream = mediaTypes.includes(EVENT_STREAM) && ctx.accepts(mediaTypes) === EVENT_STREAM;
+    const eventStream = mediaTypes.includes(EVENT_STREAM) && prefers(ctx.get('Accept') || undefined, EVENT_STREAM, JSON_MEDIA_TYPE);
     const closed = new AbortController();
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) closed.abort(new ClientClosedError('The client closed the connection before the response was complete.'));

@@ -126,6 +126,9 @@ describe('offline answers as events', () => {
     ['text/event-stream;q=0.5, application/json', 'application/json'],
     ['application/json;q=0.5, text/event-stream', SSE],
     ['text/event-stream;q=0, */*', 'application/json'],
+    // a tie is JSON's, whichever the header lists first
+    ['text/event-stream, application/json', 'application/json'],
+    ['text/event-stream;q=0.9, application/json;q=0.9', 'application/json'],
     ['text/html', 'application/json'],
   ])('Accept: %p answers %s', async (accept, mediaType) => {
     const res = await post(offline, accept);
