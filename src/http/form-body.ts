@@ -3,7 +3,7 @@ import { InvalidRequestError } from '../domain/errors.js';
 import type { MediaTypeSpec } from './body-readers.js';
 import { checkWellFormed, validated } from './body-checks.js';
 import { readBodyText } from './body-text.js';
-import { pointerToken } from './json-pointer.js';
+import { pointerToken, shown } from './json-pointer.js';
 
 /**
  * Reads an application/x-www-form-urlencoded body within the contract's size limit: each field
@@ -14,7 +14,7 @@ export async function readFormBody(ctx: Context, operationId: string, media: Med
   const text = await readBodyText(ctx, media['x-max-body-bytes'], 'a URL-encoded form');
   const fields: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(text)) {
-    if (Object.hasOwn(fields, name)) throw new InvalidRequestError(`Field '${name}' is given twice: send each field once.`, [{ path: `/${pointerToken(name)}`, message: 'given twice' }]);
+    if (Object.hasOwn(fields, name)) throw new InvalidRequestError(`Field '${shown(name)}' is given twice: send each field once.`, [{ path: shown(`/${pointerToken(name)}`), message: 'given twice' }]);
     fields[name] = value;
   }
   checkWellFormed(fields);

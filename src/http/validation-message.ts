@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { InvalidRequestError, type FieldProblem } from '../domain/errors.js';
-import { pointerToken } from './json-pointer.js';
+import { pointerToken, shown } from './json-pointer.js';
 
 /**
  * Turns Ajv's errors into one sentence naming the field and the rule, plus the full list.
@@ -27,7 +27,7 @@ function pointer(e: ErrorObject): string {
   // Ajv's instancePath is a pointer already; the property names it adds for these two are not
   const extra = e.keyword === 'additionalProperties' ? `/${pointerToken((e.params as { additionalProperty: string }).additionalProperty)}`
     : e.keyword === 'required' ? `/${pointerToken((e.params as { missingProperty: string }).missingProperty)}` : '';
-  return e.instancePath + extra;
+  return shown(e.instancePath + extra);
 }
 
 function fieldName(path: string): string {
@@ -35,7 +35,7 @@ function fieldName(path: string): string {
 }
 
 function describe(e: ErrorObject, body: unknown, parameters: boolean): string {
-  const field = fieldName(e.instancePath);
+  const field = fieldName(shown(e.instancePath));
   const name = `Field '${field}'`;
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {

@@ -77,6 +77,8 @@ describe('JSON bodies that cost more than their size', () => {
   test.each([
     ['500,000 invalid attachments', `{"query":"x","attachments":[${Array(500_000).fill('1').join(',')}]}`],
     ['20,000 unknown keys', `{"query":"x",${Array.from({ length: 20_000 }, (_, i) => `"k${i}":1`).join(',')}}`],
+    ['an unknown key of a million characters', `{"query":"x","${'k'.repeat(1_000_000)}":1}`],
+    ['the same under filters', `{"query":"x","filters":{"${'k'.repeat(1_000_000)}":1}}`],
   ])('%s: a 400 whose body stays small', async (_, body) => {
     const res = await postJson(body);
     expect(res.status).toBe(400);

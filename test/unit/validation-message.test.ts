@@ -34,6 +34,20 @@ describe('request validation messages name the field and the rule', () => {
   });
 });
 
+describe("a caller's long key is cut where the answer names it", () => {
+  test.each([
+    [{ query: 'x', ['k'.repeat(1000)]: 1 }, `/${'k'.repeat(199)}…`, `Unknown field '${'k'.repeat(199)}…': it is not part of this request.`],
+    [{ query: 'x', filters: { ['k'.repeat(1000)]: 1 } }, `/filters/${'k'.repeat(191)}…`, `Unknown field 'filters.${'k'.repeat(191)}…': it is not part of this request object 'filters'.`],
+    // never inside a surrogate pair
+    [{ query: 'x', [`${'k'.repeat(198)}😀😀`]: 1 }, `/${'k'.repeat(198)}…`, `Unknown field '${'k'.repeat(198)}…': it is not part of this request.`],
+  ])('%#', (body, path, message) => {
+    expect(validateQuery(body)).toBe(false);
+    const error = invalidRequest(validateQuery.errors ?? [], body);
+    expect(error.message).toBe(message);
+    expect(error.data.problems?.[0]?.path).toBe(path);
+  });
+});
+
 describe('messages for the other rules name them in words', () => {
   const validate = (name: string) => (validators as unknown as Record<string, Validate>)[name]!;
   const message = (name: string, body: unknown) => {
