@@ -3199,7 +3199,7 @@ export interface components {
          *     an unsafe or invalid URL, magic bytes that disagree with the detected type, a download
          *     that failed (error status, more than 3 redirects, more than 10 seconds), a file that
          *     cannot be read (a damaged or password-protected PDF, a PDF of more than 2000 pages or
-         *     whose content expands to more than 67108864 bytes, a HEIC image of more than 50000000
+         *     whose pages' content (not its images) expands to more than 67108864 bytes, a HEIC image of more than 50000000
          *     pixels, text that is not UTF-8, a PDF without text), and a file that needs more work to
          *     read than one file is allowed (10 seconds of processor time and 512 MB of memory by
          *     default; the `detail` names the file and the budget). The request counts once toward the

@@ -19,7 +19,8 @@ import {
   type WordPairs,
 } from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
-import { chooseReadingOrder, finishPdfPages, MAX_PAGES, readingsDiffer } from '../domain/documents/pdf-text.js';
+import { MAX_PAGES } from '../domain/documents/pages.js';
+import { chooseReadingOrder, finishPdfPages, readingsDiffer } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
 import { OverBudgetError } from '../domain/ports/heavy-work.js';
 import { pageGlyphs } from './page-glyphs.js';
@@ -106,6 +107,9 @@ async function tool(name: string, args: string[], input: Uint8Array, { cpuMs, me
   });
 }
 
+/** What to do with a file that cannot be read as it is. */
+const PRINT_AGAIN = 'open it in a PDF viewer, print or save it to a new PDF, and upload that';
+
 /** What poppler said about a file it could not open, as the end of "… is not a readable PDF: ". */
 function popplerError(stderr: string): Error {
   if (/incorrect password/i.test(stderr)) {
@@ -113,9 +117,9 @@ function popplerError(stderr: string): Error {
     return Object.assign(new Error('it is password-protected'), { name: 'PasswordException' });
   }
   // pdfinfo's words for a file whose page tree is empty
-  if (/last page \(0\)/.test(stderr)) return new Error('it has no pages');
+  if (/last page \(0\)/.test(stderr)) return new Error(`it has no pages (its list of pages is empty or damaged); ${PRINT_AGAIN}`);
   const last = stderr.trim().split('\n').at(-1)?.replace(/^(Syntax |Command Line |Internal )?Error( \(\d+\))?: /, '');
-  return new Error(last ? `it cannot be parsed (${last})` : 'it cannot be parsed');
+  return new Error(`it cannot be parsed${last ? ` (${last})` : ''}: the file is damaged or incomplete (a cut-short upload or download?); ${PRINT_AGAIN}`);
 }
 
 /**
@@ -242,11 +246,11 @@ async function mendWords(bytes: Uint8Array, placed: string[], drawn: string[], {
  * `pdfText` step of src/domain/ports/heavy-work.ts; errors complete "<file> is not a readable PDF: ".
  */
 export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promise<string[]> {
-  if (!inflatesWithin(bytes)) throw new Error(`its content expands to more than ${MAX_INFLATED_BYTES} bytes`);
+  if (!inflatesWithin(bytes)) throw new Error(`its pages' content expands to more than ${MAX_INFLATED_BYTES} bytes, far more than any document's text needs (images are not counted); ${PRINT_AGAIN}`);
   // '-' makes each tool read the file from its standard input
   const info = await tool('pdfinfo', ['-'], bytes, limits);
   const pages = Number(/^Pages:\s+(\d+)$/m.exec(info)?.[1] ?? 0);
-  if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages; at most ${MAX_PAGES} are read`);
+  if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages, more than the ${MAX_PAGES} a document may have; split it into files of at most ${MAX_PAGES} pages and upload each`);
   if (pages === 0) return [];
   const fonts = fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits));
   const legacy = legacyFont(fonts);

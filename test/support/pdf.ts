@@ -73,3 +73,27 @@ export function repeatedStreamKeywords(count: number): Uint8Array {
 export function inflatingPdf(inflatedBytes: number): Uint8Array {
   return pdfFromObjects(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [5 0 R] /Count 1 >>', HELVETICA, flateStream(Buffer.alloc(inflatedBytes, 0x20)), page(4)]);
 }
+
+/**
+ * A one-page PDF with a line of text and a grey image of `imageBytes` pixels (Flate-compressed,
+ * as a document's diagrams and screenshots often are): the reader never decodes it.
+ */
+export function photoPdf(imageBytes: number): Uint8Array {
+  const width = 4096;
+  const height = Math.ceil(imageBytes / width);
+  const compressed = deflateSync(Buffer.alloc(width * height, 0x80), { level: 9 });
+  const image = Buffer.concat([
+    Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${compressed.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'),
+    compressed,
+    Buffer.from('\nendstream', 'latin1'),
+  ]);
+  const content = 'BT /F1 12 Tf 72 720 Td (Photosynthesis needs light) Tj ET q 400 0 0 300 72 300 cm /Im1 Do Q';
+  return pdfFromObjects([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [5 0 R] /Count 1 >>',
+    HELVETICA,
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 6 0 R >> >> /Contents 4 0 R >>',
+    image,
+  ]);
+}

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { extractDocument as extractWith, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
-import { MAX_PAGES } from '../../src/domain/documents/pdf-text.js';
+import { MAX_PAGES } from '../../src/domain/documents/pages.js';
 import { pdfFromObjects, pdfWithPages } from '../support/pdf.js';
 import { testPool } from './support/pool.js';
 
@@ -45,6 +45,24 @@ describe('extractDocument: text files', () => {
     expect((await failure('notes.md', utf8(text))).message).toBe('notes.md is empty: no text to index');
   });
 
+  test('markers may skip pages and text before the first is page 1', async () => {
+    expect(await extractDocument('notes.md', utf8('Intro.\n--- PAGE 3 ---\nThree.\n--- PAGE 2000 ---\nLast.'))).toEqual([
+      { page: 1, text: 'Intro.' },
+      { page: 3, text: 'Three.' },
+      { page: 2000, text: 'Last.' },
+    ]);
+  });
+
+  test.each([
+    ['page 0', 'Text.\n--- PAGE 0 ---\nMore.', 'notes.md has a page marker that numbers a page 0: pages are numbered from 1 to 2000 (a longer text is split into files). Fix the marker and upload it again'],
+    ['a page past the most a document may have', `${'--- PAGE 1 ---\nA.\n'}--- PAGE 99999999999999999999 ---\nB.`, 'notes.md has a page marker that numbers a page above 2000: pages are numbered from 1 to 2000 (a longer text is split into files). Fix the marker and upload it again'],
+    ['an earlier page after a later one', '--- PAGE 5 ---\nFive.\n--- PAGE 3 ---\nThree.', "notes.md has the page marker '--- PAGE 3 ---' after page 5: each marker must number a later page than the one before. Fix the marker and upload it again"],
+    ['a page twice', '--- PAGE 1 ---\nOne.\n--- PAGE 1 ---\nAgain.', "notes.md has the page marker '--- PAGE 1 ---' after page 1: each marker must number a later page than the one before. Fix the marker and upload it again"],
+    ['more pages than a document may have', Array.from({ length: 2001 }, (_, i) => `--- PAGE ${i + 1} ---\nLine.`).join('\n'), 'notes.md has a page marker that numbers a page above 2000: pages are numbered from 1 to 2000 (a longer text is split into files). Fix the marker and upload it again'],
+  ])('page markers that cannot number its pages are refused: %s', async (_, text, message) => {
+    expect((await failure('notes.md', utf8(text))).message).toBe(message);
+  });
+
   test.each(['x.docx', 'scan.png', 'README', 'notes.md.zip'])('%s is an unsupported type', async (name) => {
     expect((await failure(name, utf8('Some text.'))).message).toBe(`${name}: unsupported file type; use PDF, .txt or .md`);
   });
@@ -74,13 +92,13 @@ describe('extractDocument: PDFs', () => {
   test('an empty .pdf file, and a PDF without pages, are refused saying so', async () => {
     expect((await failure('upload.pdf', new Uint8Array())).message).toBe('upload.pdf is empty (0 bytes): upload the file again');
     const noPages = pdfFromObjects(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>']);
-    expect((await failure('blank.pdf', noPages)).message).toBe('blank.pdf is not a readable PDF: it has no pages');
+    expect((await failure('blank.pdf', noPages)).message).toBe('blank.pdf is not a readable PDF: it has no pages (its list of pages is empty or damaged); open it in a PDF viewer, print or save it to a new PDF, and upload that');
   });
 
   test('a PDF of more pages than are read is refused before its text is read', async () => {
     const pages = Array.from({ length: MAX_PAGES + 1 }, (_, i) => (i === 0 ? 'Leaves are green.' : ''));
     expect((await failure('atlas.pdf', pdfWithPages(pages))).message).toBe(
-      `atlas.pdf is not a readable PDF: it has ${MAX_PAGES + 1} pages; at most ${MAX_PAGES} are read`,
+      `atlas.pdf is not a readable PDF: it has ${MAX_PAGES + 1} pages, more than the ${MAX_PAGES} a document may have; split it into files of at most ${MAX_PAGES} pages and upload each`,
     );
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { inflatesWithin } from '../../src/domain/documents/pdf-budget.js';
 import { extractDocument, UnreadableDocumentError } from '../../src/domain/documents/extract.js';
-import { inflatingPdf, pdfFromObjects, repeatedStreamKeywords } from '../support/pdf.js';
+import { inflatingPdf, pdfFromObjects, photoPdf, repeatedStreamKeywords } from '../support/pdf.js';
 import { testPool } from './support/pool.js';
 
 const pool = testPool();
@@ -50,10 +50,22 @@ describe('PDF inflation budget', () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
+  test('images are not counted: the reader never decodes them, and photos inflate to far more than text', async () => {
+    const photos = photoPdf(70 * 1024 * 1024);
+    expect(inflatesWithin(photos)).toBe(true);
+    // the same stream, not an image: counted
+    const asContent = Buffer.from(photos).toString('latin1').replace('/Subtype /Image ', '/Subtype /Imagery ');
+    expect(inflatesWithin(new Uint8Array(Buffer.from(asContent, 'latin1')))).toBe(false);
+    const pages = await extractDocument('photos.pdf', photos, pool, 'test');
+    expect(pages).toEqual([{ page: 1, text: 'Photosynthesis needs light' }]);
+  });
+
   test('extraction refuses a PDF bomb with a readable message instead of reading it', async () => {
     const bomb = inflatingPdf(70 * 1024 * 1024);
     const error = await extractDocument('bomb.pdf', bomb, pool, 'test').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnreadableDocumentError);
-    expect((error as Error).message).toBe('bomb.pdf is not a readable PDF: its content expands to more than 67108864 bytes');
+    expect((error as Error).message).toBe(
+      "bomb.pdf is not a readable PDF: its pages' content expands to more than 67108864 bytes, far more than any document's text needs (images are not counted); open it in a PDF viewer, print or save it to a new PDF, and upload that",
+    );
   });
 });

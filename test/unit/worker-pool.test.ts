@@ -57,7 +57,7 @@ describe('budgets', () => {
   test("a step's own failure comes back with its name and message", async () => {
     const error = await pool.run('pdfText', new TextEncoder().encode('%PDF-1.7\nnot really'), 'a').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JobFailedError);
-    expect(error).toMatchObject({ name: 'Error', message: expect.stringMatching(/^it cannot be parsed \(.+\)$/) as unknown });
+    expect(error).toMatchObject({ name: 'Error', message: expect.stringMatching(/^it cannot be parsed \(.+\): the file is damaged or incomplete \(a cut-short upload or download\?\); open it in a PDF viewer, print or save it to a new PDF, and upload that$/) as unknown });
   });
 
   test('an answer whose texts take too long to count is refused with a readable 400', async () => {

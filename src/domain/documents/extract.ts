@@ -1,6 +1,6 @@
 import { ServiceError } from '../errors.js';
 import { JobFailedError, OverBudgetError, type HeavyWork } from '../ports/heavy-work.js';
-import type { Page } from './pages.js';
+import { markedPagesProblem, type Page } from './pages.js';
 
 /** The file cannot be indexed; the message says why and what to do about it. */
 export class UnreadableDocumentError extends ServiceError {
@@ -34,7 +34,7 @@ export async function extractDocument(fileName: string, bytes: Uint8Array, work:
   return textPages(fileName, bytes, work, owner);
 }
 
-/** The pages of UTF-8 text, split at its `--- PAGE n ---` lines; empty text is refused. */
+/** The pages of UTF-8 text, split at its `--- PAGE n ---` lines; empty text, and markers that cannot number its pages, are refused. */
 export async function textPages(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string): Promise<Page[]> {
   let pages: Page[];
   try {
@@ -43,6 +43,8 @@ export async function textPages(fileName: string, bytes: Uint8Array, work: Heavy
     throw unreadable(fileName, error, () => `${fileName} is not valid UTF-8 text; save it as UTF-8 and upload it again`);
   }
   if (pages.every((p) => p.text.trim() === '')) throw new UnreadableDocumentError(`${fileName} is empty: no text to index`);
+  const problem = markedPagesProblem(pages);
+  if (problem) throw new UnreadableDocumentError(`${fileName} ${problem}`);
   return pages;
 }
 

@@ -7,6 +7,9 @@ export interface Page {
 
 const MARKER = /^--- PAGE (\d+) ---$/;
 
+/** Bounds the work one document can cause (a textbook has a few hundred pages). */
+export const MAX_PAGES = 2000;
+
 export function pageMarker(n: number): string {
   return `--- PAGE ${n} ---`;
 }
@@ -41,6 +44,24 @@ export function splitMarkedText(text: string): Page[] {
   if (first.page === 1) first.text = `${before}\n${first.text}`;
   else pages.unshift({ page: 1, text: before });
   return pages;
+}
+
+/**
+ * Why a text's page markers cannot number its pages, or undefined: pages are numbered from 1 to
+ * MAX_PAGES, each after the one before (a citation names them). Completes "<file> ".
+ */
+export function markedPagesProblem(pages: Page[]): string | undefined {
+  let previous = 0;
+  for (const { page } of pages) {
+    if (page < 1 || page > MAX_PAGES) {
+      return `has a page marker that numbers a page ${page < 1 ? String(page) : `above ${MAX_PAGES}`}: pages are numbered from 1 to ${MAX_PAGES} (a longer text is split into files). Fix the marker and upload it again`;
+    }
+    if (page <= previous) {
+      return `has the page marker '${pageMarker(page)}' after page ${previous}: each marker must number a later page than the one before. Fix the marker and upload it again`;
+    }
+    previous = page;
+  }
+  return undefined;
 }
 
 /**

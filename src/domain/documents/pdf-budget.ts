@@ -7,11 +7,19 @@ const STREAM = Buffer.from('stream', 'latin1');
 const END_STREAM = Buffer.from('endstream', 'latin1');
 const CR = 0x0d;
 const LF = 0x0a;
+/** An image XObject's dictionary; the name ends where a PDF name can end. */
+const IMAGE_SUBTYPE = /\/Subtype\s*\/Image(?![A-Za-z0-9_.-])/;
+/** How far before its `stream` keyword a stream's dictionary is looked for. */
+const DICTIONARY_WINDOW = 4096;
 
 /**
  * Whether a PDF's compressed streams inflate to at most `budget` bytes in all. Checked before
  * the PDF reader reads the file, because a "zip bomb" of a few megabytes expands to gigabytes; zlib stops
  * at the limit, so the check itself never holds more than the budget.
+ *
+ * Images are not counted: the reader never decodes them (pdftotext draws no images, and pdf.js is
+ * told not to), while an ordinary document's photos and diagrams inflate to hundreds of megabytes.
+ * A stream that only claims to be an image is still bounded by the tools' memory and time budgets.
  *
  * One forward pass: after a stream's data the search goes on behind its `endstream`, so every
  * byte is looked at a bounded number of times however many `stream` keywords a file repeats.
@@ -34,16 +42,25 @@ export function inflatesWithin(bytes: Uint8Array, budget = MAX_INFLATED_BYTES): 
     const end = data.indexOf(END_STREAM, start);
     // no later stream can be complete either
     if (end < 0) return true;
-    try {
-      // sync flush: a stream followed by a newline before `endstream` is still complete
-      remaining -= inflateSync(data.subarray(start, end), { maxOutputLength: remaining + 1, finishFlush: constants.Z_SYNC_FLUSH }).length;
-    } catch (error) {
-      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return false;
-      // not a Flate stream (images and fonts use other filters) or damaged: the reader judges those
+    if (!isImage(data, keyword)) {
+      try {
+        // sync flush: a stream followed by a newline before `endstream` is still complete
+        remaining -= inflateSync(data.subarray(start, end), { maxOutputLength: remaining + 1, finishFlush: constants.Z_SYNC_FLUSH }).length;
+      } catch (error) {
+        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return false;
+        // not a Flate stream (photos and fonts use other filters) or damaged: the reader judges those
+      }
     }
     if (remaining < 0) return false;
     from = end + END_STREAM.length;
   }
+}
+
+/** Whether the dictionary before a stream's keyword (from its object's `obj`) makes it an image. */
+function isImage(data: Buffer, keyword: number): boolean {
+  const before = data.toString('latin1', Math.max(0, keyword - DICTIONARY_WINDOW), keyword);
+  const object = before.lastIndexOf('obj');
+  return IMAGE_SUBTYPE.test(object < 0 ? before : before.slice(object));
 }
 
 function isEndStream(data: Buffer, keyword: number): boolean {

@@ -104,9 +104,6 @@ export function chooseReadingOrder(placed: string[], drawn: string[]): string[] 
   });
 }
 
-/** Bounds the work one document can cause (a textbook has a few hundred pages). */
-export const MAX_PAGES = 2000;
-
 /** The pages a PDF reader gave, as the index sees them: words broken by a soft hyphen and detached signs joined, repaired where in visual order, normalised. */
 export function finishPdfPages(pages: string[]): string[] {
   return pages.map((page) => normalise(repairVisualOrder(joinDetachedSigns(joinSoftHyphens(page)))).trim());
