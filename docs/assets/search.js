@@ -49,8 +49,12 @@
     list.hidden = !input.value.trim();
   }
 
+  // the markup the index dropped from the pages' text (SEARCH_MARKUP in src/docs/llms.ts): a pasted
+  // `rate_limit_exceeded` (backticks) still matches; `_` and `-` inside a word are kept, as in the index
+  const MARKUP = /[#>*`|[\]()]+|(?<![\p{L}\p{M}\p{N}])[_-]+|[_-]+(?![\p{L}\p{M}\p{N}])/gu;
+
   input.addEventListener('input', async () => {
-    const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const words = input.value.toLowerCase().replace(MARKUP, ' ').split(/\s+/).filter(Boolean);
     if (words.length === 0) return show([]);
     const pages = await load();
     const ranked = pages

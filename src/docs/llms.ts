@@ -26,6 +26,14 @@ export function llmsFullTxt(site: DocsSite): string {
     .join('\n\n');
 }
 
+/**
+ * Markup the search index drops from a page's text, and docs/assets/search.js from a query (keep
+ * the two alike): Markdown's punctuation, and `_` or `-` that do not join two letters or digits
+ * (rules, list items, emphasis). A `_` or `-` inside a word stays, so that error codes and header
+ * names (`rate_limit_exceeded`, `X-API-Key`) are found as they are typed.
+ */
+export const SEARCH_MARKUP = /[#>*`|[\]()]+|(?<![\p{L}\p{M}\p{N}])[_-]+|[_-]+(?![\p{L}\p{M}\p{N}])/gu;
+
 /** What the offline search box reads: per page its path, title, summary, headings and text. */
 export function searchIndex(site: DocsSite): string {
   const entries = [...site.pages.values()].map((p) => ({
@@ -36,7 +44,7 @@ export function searchIndex(site: DocsSite): string {
     // plain words only: code fences and markup add weight without helping a reader find a page
     text: p.markdown
       .replace(/```[\s\S]*?```/g, ' ')
-      .replace(/[#>*`|_[\]()-]+/g, ' ')
+      .replace(SEARCH_MARKUP, ' ')
       .replace(/\s+/g, ' ')
       .trim(),
   }));

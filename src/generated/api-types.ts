@@ -1689,7 +1689,7 @@ export interface components {
          *       "errors": [
          *         {
          *           "path": "/filters/language",
-         *           "message": "must be one of: english, sinhala, tamil"
+         *           "message": "Field 'filters.language' must be one of: english, sinhala, tamil."
          *         }
          *       ]
          *     }
@@ -1705,7 +1705,7 @@ export interface components {
              * @example [
              *       {
              *         "path": "/filters/language",
-             *         "message": "must be one of: english, sinhala, tamil"
+             *         "message": "Field 'filters.language' must be one of: english, sinhala, tamil."
              *       }
              *     ]
              */
@@ -1716,8 +1716,8 @@ export interface components {
                  */
                 path: string;
                 /**
-                 * @description The rule that was broken.
-                 * @example must be one of: english, sinhala, tamil
+                 * @description The rule that was broken, as one readable sentence naming the field (the first item's is `detail`).
+                 * @example Field 'filters.language' must be one of: english, sinhala, tamil.
                  */
                 message: string;
             }[];
