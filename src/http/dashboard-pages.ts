@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Eta } from 'eta';
+import type { components } from '../generated/api-types.js';
 import type { Context, Middleware } from 'koa';
 import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
@@ -30,6 +31,7 @@ import { analyticsView, deliveryView, documentView, endpointView, keyView, knowl
 import type { MediaTypeSpec } from './body-readers.js';
 import { checkWellFormed, validated } from './body-checks.js';
 import { readBodyText } from './body-text.js';
+import { formFields } from './form-body.js';
 import { readMultipartBody } from './multipart-body.js';
 import { ERROR_TABLE } from './error-table.js';
 import { checkCrossSite, SESSION_COOKIE, setSessionCookie } from './keyless-operations.js';
@@ -413,18 +415,19 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         const f = page.form;
         const expiresAt = f.expires_on ? expiryDate(f.expires_on) : null;
         // the JSON operation's body, checked by its schema (a name of at most 100 characters, ...)
+        // the form's own values; anything else is the schema's 400, never quietly another key
         const body = validated('createApiKey', {
           name: f.name ?? '',
-          environment: f.environment === 'test' ? ('test' as const) : ('live' as const),
-          read_only: f.read_only === 'true',
+          environment: f.environment ?? 'live',
+          read_only: f.read_only === undefined ? false : f.read_only === 'true' ? true : f.read_only,
           allowed_ips: (f.allowed_ips ?? '').split(/[\s,]+/).filter(Boolean),
           ...(expiresAt && { expires_at: expiresAt.toISOString() }),
-        });
+        } as unknown as components['schemas']['NewApiKeyRequest']);
         const em = page.ctx.state.em;
         const created = await createKey(em, services.signIn.keyHashSecret, {
           accountId: page.session!.accountId,
           name: body.name.trim(),
-          environment: body.environment,
+          environment: body.environment ?? 'live',
           readOnly: body.read_only,
           allowedIps: body.allowed_ips,
           expiresAt,
@@ -649,7 +652,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
           // an upload form's body is read by its route (readUploadForm); the origin is checked before
           checkCrossSite(ctx, services.signIn, undefined, undefined);
         } else if (ctx.method === 'POST') {
-          page.form = Object.fromEntries(new URLSearchParams(await readBodyText(ctx, 16_384, 'a URL-encoded form')));
+          page.form = formFields(await readBodyText(ctx, 16_384, 'a URL-encoded form'));
           // pages for signed-in people need the session's token; the others (log-in, links from mails) the origin check
           checkCrossSite(ctx, services.signIn, route.signedIn ? (session ?? undefined) : undefined, page.form.csrf_token);
           checkWellFormed(page.form);

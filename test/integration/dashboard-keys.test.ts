@@ -125,6 +125,22 @@ describe('API keys in the dashboard', () => {
     expect((await browser.client.GET('/dashboard/api/keys')).data!.keys.map((k) => k.name)).toEqual(['n'.repeat(100)]);
   });
 
+  test("the key form takes only its own values: another environment, a read_only other than true or a field given twice is 400, never another key", async () => {
+    const browser = await subscribedBrowser('form-values');
+    const refused: [Record<string, string> | [string, string][], string][] = [
+      [{ name: 'ok', environment: 'staging' }, 'Field &#39;environment&#39; must be one of: live, test.'],
+      [{ name: 'ok', read_only: 'yes' }, 'Field &#39;read_only&#39; must be of type boolean.'],
+      [[['name', 'a'], ['name', 'b']], 'Field &#39;name&#39; is given twice: send each field once.'],
+    ];
+    for (const [fields, message] of refused) {
+      const { status, html } = await browser.submit('/dashboard/keys', fields);
+      expect([status, html]).toEqual([400, expect.stringContaining(message)]);
+    }
+    expect((await browser.client.GET('/dashboard/api/keys')).data!.keys).toEqual([]);
+    expect((await browser.submit('/dashboard/keys', { name: 'tester', environment: 'test', read_only: 'true' })).status).toBe(201);
+    expect((await browser.client.GET('/dashboard/api/keys')).data!.keys).toMatchObject([{ name: 'tester', environment: 'test', read_only: true }]);
+  });
+
   test('an expiry on a day the month does not have is refused by the form and the JSON operation, not moved to the next month', async () => {
     const browser = await subscribedBrowser('form-date');
     const form = await browser.submit('/dashboard/keys', { name: 'dated', expires_on: '2027-02-31' });

@@ -52,11 +52,12 @@ export class DashboardBrowser {
   }
 
   /** A page's form posted as a browser without JavaScript posts it, with the session's CSRF token unless another is given. */
-  async submit(path: string, fields: Record<string, string> = {}, csrf = this.csrf!): Promise<{ status: number; html: string; location: string | null }> {
+  /** Posts a form (`fields` as pairs to send one twice) with the session's CSRF token. */
+  async submit(path: string, fields: Record<string, string> | [string, string][] = {}, csrf = this.csrf!): Promise<{ status: number; html: string; location: string | null }> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method: 'POST',
       headers: { Cookie: `svc_session=${this.cookie}`, 'Content-Type': 'application/x-www-form-urlencoded', Origin: this.baseUrl },
-      body: new URLSearchParams({ csrf_token: csrf, ...fields }),
+      body: new URLSearchParams([['csrf_token', csrf], ...(Array.isArray(fields) ? fields : Object.entries(fields))]),
       redirect: 'manual',
     });
     return { status: res.status, html: await res.text(), location: res.headers.get('location') };
