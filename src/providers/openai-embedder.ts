@@ -39,7 +39,7 @@ export class OpenAiEmbedder implements Embedder {
     this.client = new OpenAI({ apiKey: settings.apiKey ?? 'none', baseURL: settings.baseUrl, maxRetries: 0 });
   }
 
-  async embed(texts: string[], kind: EmbeddingKind, { urgent = kind === 'query' }: { urgent?: boolean } = {}): Promise<number[][]> {
+  async embed(texts: string[], kind: EmbeddingKind, { urgent = kind === 'query', signal }: { urgent?: boolean; signal?: AbortSignal } = {}): Promise<number[][]> {
     if (urgent && this.downSince !== null && Date.now() - this.downSince < SKIP_AFTER_FAILURE_MS) {
       throw new DependencyUnavailableError('embeddings endpoint');
     }
@@ -49,10 +49,12 @@ export class OpenAiEmbedder implements Embedder {
       for (let start = 0; start < texts.length; start += BATCH) {
         // input_type is not in the SDK's types; the SDK sends the body's fields as they are
         const body = { model: this.settings.model, input: texts.slice(start, start + BATCH), input_type: kind };
-        const response = await this.client.embeddings.create(body, { timeout });
+        const response = await this.client.embeddings.create(body, { timeout, signal });
         for (const item of [...response.data].sort((a, b) => a.index - b.index)) vectors.push(Array.from(item.embedding));
       }
     } catch (error) {
+      // the caller stopped waiting: no failure of the endpoint's
+      if (signal?.aborted) throw signal.reason;
       throw this.failed(error);
     }
     if (vectors.length !== texts.length) throw this.failed(new Error(`asked for ${texts.length} embeddings, got ${vectors.length}`));

@@ -18,7 +18,7 @@ export class RecentVectors implements Embedder {
 
   constructor(private readonly embedder: Embedder) {}
 
-  async embed(texts: string[], kind: EmbeddingKind, options: { urgent?: boolean } = {}): Promise<number[][]> {
+  async embed(texts: string[], kind: EmbeddingKind, options: { urgent?: boolean; signal?: AbortSignal } = {}): Promise<number[][]> {
     const urgent = options.urgent ?? kind === 'query';
     if (!urgent) return this.embedder.embed(texts, kind, options);
     const keys = texts.map((text) => (text.length > MAX_LENGTH ? null : `${kind}\n${text}`));

@@ -52,6 +52,8 @@ interface Job {
   kind: HeavyJobKind;
   input: unknown;
   owner: string;
+  /** drops the job while it waits, stops it while it runs */
+  signal?: AbortSignal;
   resolve: (output: unknown) => void;
   reject: (error: Error) => void;
   timer?: NodeJS.Timeout;
@@ -101,7 +103,7 @@ export class WorkerPool implements HeavyWork {
   run<K extends HeavyJobKind>(kind: K, input: HeavyJobs[K]['input'], owner: string, signal?: AbortSignal): Promise<HeavyJobs[K]['output']> {
     return new Promise((resolve, reject) => {
       // the worker answers with the output of the step it was given
-      const job: Job = { kind, input, owner, resolve: (output) => resolve(output as HeavyJobs[K]['output']), reject };
+      const job: Job = { kind, input, owner, signal, resolve: (output) => resolve(output as HeavyJobs[K]['output']), reject };
       if (this.closed) return reject(new ServiceBusyError());
       if (signal?.aborted) return reject(signal.reason as Error);
       if (this.mayStart(owner)) return this.start(job);
@@ -145,7 +147,7 @@ export class WorkerPool implements HeavyWork {
     this.busy.add(thread);
     this.runningBy.set(job.owner, (this.runningBy.get(job.owner) ?? 0) + 1);
     this.lastTurn.set(job.owner, ++this.turns);
-    void thread.execute(job.kind, job.input).then(job.resolve, job.reject).finally(() => {
+    void thread.execute(job.kind, job.input, job.signal).then(job.resolve, job.reject).finally(() => {
       this.busy.delete(thread);
       const left = this.runningBy.get(job.owner)! - 1;
       if (left > 0) this.runningBy.set(job.owner, left);
@@ -209,7 +211,11 @@ class Thread {
     this.worker.on('exit', () => (this.usable = false));
   }
 
-  execute(kind: HeavyJobKind, input: unknown): Promise<unknown> {
+  /**
+   * Runs one job. When `signal` fires the job is stopped as one over its budget is (the thread
+   * ends, and the PDF reader's tools with their output pipes), rejecting with the signal's reason.
+   */
+  execute(kind: HeavyJobKind, input: unknown, signal?: AbortSignal): Promise<unknown> {
     clearTimeout(this.idleTimer);
     // a running job keeps the program alive; an idle thread does not
     this.worker.ref();
@@ -223,6 +229,7 @@ class Thread {
         settled = true;
         clearInterval(watch);
         clearTimeout(wall);
+        signal?.removeEventListener('abort', onStop);
         this.worker.off('message', onMessage).off('error', onError).off('exit', onExit);
         this.worker.unref();
         if (error) reject(error);
@@ -255,7 +262,9 @@ class Thread {
         settle(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new OverBudgetError('memory', memoryMb) : new JobFailedError(error.name, error.message));
       };
       const onExit = () => settle(new JobFailedError('Error', 'the reader stopped unexpectedly'));
+      const onStop = () => stopWith(signal!.reason as Error);
       this.worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+      signal?.addEventListener('abort', onStop, { once: true });
       this.worker.postMessage({ kind, input } satisfies JobMessage);
     });
   }

@@ -12,6 +12,7 @@ import { sendRaw, type Schemas } from './support/contract.js';
 import { waitsForLock } from './support/locks.js';
 import { call, createKb, NOTES_METADATA, settled, storagePlan, upload, uploadForm } from './support/knowledge-bases.js';
 import { directChunkCollection, startServer, testServices, type TestServer } from './support/server.js';
+import { sharedStreamPdf } from '../support/pdf.js';
 
 // Knowledge-base requests that meet another one, or the ingestion job, half-way. The server runs
 // no ingestion worker: the tests run the job's steps themselves, with a delete between them (the
@@ -80,6 +81,25 @@ describe('a delete during the ingestion job', () => {
     expect(await citations(kb.id)).toEqual([]);
     const hits = await services.index.search(kb.id, { terms: 'mangroves coast', stems: 'mangrov coast', filters: {}, limit: 10 });
     expect(hits).toEqual([]);
+  });
+
+  test("a document deleted while its file is read stops the job at once: the account's next file is read without waiting for the rest", async () => {
+    const kb = await createKb(url(), key);
+    // read whole, this file would take the reader most of a minute
+    const doc = await upload(url(), key, kb.id, uploadForm({ name: 'atlas.pdf', bytes: sharedStreamPdf(2000, 1 << 20) }));
+    const em = () => server.orm.em.fork();
+    const job = runIngestionJob({ em, index: services.index, embedder: null, work: services.ingestionWork, now: () => new Date() }, { documentId: doc.id, revision: 1 }, false).then(() => 'ended');
+    for (let waited = 0; !(await em().execute<{ started: boolean }[]>('select processing_started_at is not null as started from document where id = ?', [doc.id]))[0]!.started; waited += 50) {
+      if (waited > 30_000) throw new Error('the job did not start reading');
+      await sleep(50);
+    }
+    expect((await call(url(), 'deleteDocument', key, { path: { kb_id: kb.id, document_id: doc.id } })).status).toBe(204);
+    const late = (what: string) => sleep(15_000).then(() => what);
+    expect(await Promise.race([job, late('still reading')])).toBe('ended');
+    // the account's share of the readers (one file at a time) is free
+    const [{ account_id: account }] = (await em().execute<{ account_id: string }[]>('select account_id from store where id = ?', [kb.id])) as [{ account_id: string }];
+    const next = services.ingestionWork.run('markedText', new TextEncoder().encode('Mangroves.'), `account:${account}`).then(() => 'read');
+    expect(await Promise.race([next, late('waiting')])).toBe('read');
   });
 
   test('a knowledge base deleted while its job writes keeps nothing in the index, though the write made its store again', async () => {

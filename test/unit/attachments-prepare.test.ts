@@ -79,7 +79,7 @@ describe('prepareAttachment', () => {
     expect(sentence.repeat(5000)).toContain(pages[1]!.text);
   });
 
-  test("when one attachment is refused, the others' reading still waiting for a thread is dropped", async () => {
+  test("when one attachment is refused, the others' reading is stopped, or dropped while it waits for a thread", async () => {
     const outcomes: Promise<string>[] = [];
     const watched: HeavyWork = {
       run(kind, input, owner, signal) {
@@ -94,7 +94,7 @@ describe('prepareAttachment', () => {
       { name: 'archive.zip', bytes: new Uint8Array(Buffer.from('UEsDBBQAAAAIAAAAIQAAAAAAAAAAAAAAAAAAAAAACAAAAGEudHh0', 'base64')) },
     ].map((file) => ({ ...file, hints: { name: file.name } }));
     await expect(prepareAll(raws, watched, 'key', new AbortController().signal)).rejects.toThrow("Unsupported media type 'application/zip'");
-    // the PDF was being read and ends as it would; the text, waiting behind it, is never read
-    expect((await Promise.all(outcomes)).sort()).toEqual(['markedText AbortError', 'pdfText over budget']);
+    // the PDF was being read and is stopped; the text, waiting behind it, is never read
+    expect((await Promise.all(outcomes)).sort()).toEqual(['markedText AbortError', 'pdfText AbortError']);
   });
 });

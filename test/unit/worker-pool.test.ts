@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ConfigError, loadHeavyWorkSettings } from '../../src/config.js';
@@ -16,6 +17,20 @@ import { testPool } from './support/pool.js';
 const sample = new Uint8Array(readFileSync('samples/curriculum/pdf/grade10-science-photosynthesis.pdf'));
 /** Takes the PDF reader seconds of processor time: it parses the shared 1 MB stream again for each page. */
 const slow = sharedStreamPdf(160, 1 << 20);
+
+/** The PDF reader's tools this process runs now (each under `timeout`, a child of this process). */
+function readerTools(): string[] {
+  const children = execFileSync('ps', ['--ppid', String(process.pid), '-o', 'args='], { encoding: 'utf8' }).split('\n');
+  return children.filter((args) => /^timeout .*\bpdf(totext|info|fonts)\b/.test(args));
+}
+
+/** Resolves once `done` holds, polled every 50 ms; fails after 10 s. */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done(); waited += 50) {
+    if (waited > 10_000) throw new Error('the condition did not hold within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** Resolves when `promise` settles, with the milliseconds since `since`. */
 const settledAfter = (promise: Promise<unknown>, since: number) =>
@@ -75,6 +90,8 @@ describe('caps', () => {
   const oneThread = testPool({ threads: 1, perOwner: 1, cpuMs: 1000 });
   const shortQueues = testPool({ threads: 1, perOwner: 1, queuePerOwner: 2, queue: 3, cpuMs: 1000 });
   const shortWait = testPool({ threads: 1, waitMs: 300, cpuMs: 1000 });
+  // a budget the slow file stays within: only its signal ends it early
+  const roomyThread = testPool({ threads: 1, perOwner: 1 });
 
   test('an owner runs one job at a time; another owner does not wait behind it', async () => {
     const since = performance.now();
@@ -125,17 +142,21 @@ describe('caps', () => {
     await expect(running).rejects.toThrow(OverBudgetError);
   });
 
-  test('a waiting job is dropped when its signal fires, and frees its place; a running one ends as it would', async () => {
+  test("a job's signal drops it while it waits and stops it while it runs, its reader's tools ended; the next job runs", async () => {
     const request = new AbortController();
-    const running = oneThread.run('pdfText', slow, 'a', request.signal);
-    const waiting = oneThread.run('tokens', ['x'], 'a', request.signal);
-    const other = oneThread.run('tokens', ['y'], 'b');
+    // read whole, this file would take the reader most of a minute
+    const running = roomyThread.run('pdfText', sharedStreamPdf(2000, 1 << 20), 'a', request.signal).then(() => 'read', (e: Error) => e.message);
+    const waiting = roomyThread.run('tokens', ['x'], 'a', request.signal);
+    const other = roomyThread.run('tokens', ['y'], 'b');
+    // once the reader's tools run
+    await until(() => readerTools().length > 0);
     request.abort(new Error('the request went away'));
     await expect(waiting).rejects.toThrow('the request went away');
-    await expect(oneThread.run('tokens', ['x'], 'a', request.signal)).rejects.toThrow('the request went away');
-    // the running job is not stopped early: it ends over its budget, then the other owner's runs
-    await expect(running).rejects.toThrow(OverBudgetError);
+    await expect(roomyThread.run('tokens', ['x'], 'a', request.signal)).rejects.toThrow('the request went away');
+    expect(await running).toBe('the request went away');
     await expect(other).resolves.toEqual([1]);
+    await until(() => readerTools().length === 0);
+    await expect(roomyThread.run('pdfText', sample, 'a')).resolves.toHaveLength(4);
   });
 });
 

@@ -49,8 +49,8 @@ export function imageTokens(width: number, height: number): number {
 
 /**
  * Prepares a request's attachments side by side. When one is refused, or the request goes away
- * (`signal`), the others' reading still waiting for a thread is dropped, leaving the key's share
- * of the threads to its next request.
+ * (`signal`), the others' reading is dropped while it waits for a thread and stopped while it
+ * runs, leaving the key's share of the threads to its next request.
  */
 export function prepareAll(raws: RawAttachment[], work: HeavyWork, owner: string, signal: AbortSignal): Promise<PreparedAttachment[]> {
   return sideBySide(raws, (raw, stop) => prepareAttachment(raw, { run: (kind, input, who) => work.run(kind, input, who, stop) }, owner), signal);

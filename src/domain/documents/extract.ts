@@ -15,9 +15,9 @@ const TEXT_EXTENSIONS = ['.txt', '.md'];
 /**
  * The pages of an uploaded document, read off the event loop on `owner`'s share of `work`. PDFs
  * keep their page numbering (pages without text stay, empty); text files are split at their
- * `--- PAGE n ---` lines.
+ * `--- PAGE n ---` lines. `signal` stops the reading (rejecting with its reason).
  */
-export async function extractDocument(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string): Promise<Page[]> {
+export async function extractDocument(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string, signal?: AbortSignal): Promise<Page[]> {
   const extension = /\.[^./\\]+$/.exec(fileName.toLowerCase())?.[0] ?? '';
   const isPdf = startsWith(bytes, PDF_SIGNATURE);
   if (extension === '.pdf' || isPdf) {
@@ -26,19 +26,19 @@ export async function extractDocument(fileName: string, bytes: Uint8Array, work:
     if (extension !== '.pdf') {
       throw new UnreadableDocumentError(`${fileName} contains a PDF; name it with the .pdf extension and upload it again`);
     }
-    return pdfPages(fileName, bytes, work, owner);
+    return pdfPages(fileName, bytes, work, owner, signal);
   }
   if (!TEXT_EXTENSIONS.includes(extension)) {
     throw new UnreadableDocumentError(`${fileName}: unsupported file type; use PDF, .txt or .md`);
   }
-  return textPages(fileName, bytes, work, owner);
+  return textPages(fileName, bytes, work, owner, signal);
 }
 
 /** The pages of UTF-8 text, split at its `--- PAGE n ---` lines; empty text, and markers that cannot number its pages, are refused. */
-export async function textPages(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string): Promise<Page[]> {
+export async function textPages(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string, signal?: AbortSignal): Promise<Page[]> {
   let pages: Page[];
   try {
-    pages = await work.run('markedText', bytes, owner);
+    pages = await work.run('markedText', bytes, owner, signal);
   } catch (error) {
     throw unreadable(fileName, error, () => `${fileName} is not valid UTF-8 text; save it as UTF-8 and upload it again`);
   }
@@ -49,10 +49,10 @@ export async function textPages(fileName: string, bytes: Uint8Array, work: Heavy
 }
 
 /** The pages of a PDF, numbered as in the file; a PDF without any text is refused. */
-export async function pdfPages(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string): Promise<Page[]> {
+export async function pdfPages(fileName: string, bytes: Uint8Array, work: HeavyWork, owner: string, signal?: AbortSignal): Promise<Page[]> {
   let texts: string[];
   try {
-    texts = await work.run('pdfText', bytes, owner);
+    texts = await work.run('pdfText', bytes, owner, signal);
   } catch (error) {
     throw unreadable(fileName, error, (failure) => `${fileName} is not a readable PDF: ${pdfProblem(failure)}`);
   }

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Document } from '../../db/entities.js';
 import { InvalidRequestError, ServiceError } from '../errors.js';
@@ -76,12 +77,12 @@ export class EmbeddingFailedError extends Error {}
  * never indexed without its vector, since hybrid search would silently rank it by keywords alone.
  * `outcome` says what did not happen when it gives up ("notes.pdf was not indexed").
  */
-export async function embedPassages(embedder: Embedder, outcome: string, texts: string[], delays: readonly number[] = EMBEDDING_RETRY_DELAYS_MS): Promise<number[][]> {
+export async function embedPassages(embedder: Embedder, outcome: string, texts: string[], delays: readonly number[] = EMBEDDING_RETRY_DELAYS_MS, signal?: AbortSignal): Promise<number[][]> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await embedder.embed(texts, 'passage');
+      return await embedder.embed(texts, 'passage', { signal });
     } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
+      if (!(error instanceof ServiceError) || signal?.aborted) throw error;
       const delay = delays[attempt];
       if (delay === undefined) {
         throw new EmbeddingFailedError(
@@ -89,7 +90,7 @@ export async function embedPassages(embedder: Embedder, outcome: string, texts: 
           { cause: error },
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(delay, undefined, { signal });
     }
   }
 }
@@ -121,6 +122,8 @@ export interface IndexRequest {
   embeddingRetryDelaysMs?: readonly number[];
   /** runs once the file was read, before anything is written (the store is made then, not for a file that cannot be read) */
   beforeWrite?: () => Promise<unknown>;
+  /** stops the reading and the embedding (the upload was deleted or replaced meanwhile); nothing is written after it fires */
+  signal?: AbortSignal;
 }
 
 export interface IndexedRun {
@@ -136,8 +139,10 @@ export interface IndexedRun {
  * this one. A failed write removes what it wrote, so the index never holds half a run.
  */
 export async function indexDocumentRun(index: SearchIndex, embedder: Embedder | null, request: IndexRequest): Promise<IndexedRun> {
-  const pages = await extractDocument(request.fileName, request.bytes, request.work, request.owner);
+  const { signal } = request;
+  const pages = await extractDocument(request.fileName, request.bytes, request.work, request.owner, signal);
   const chunks = chunkPages(pages);
+  signal?.throwIfAborted();
   await request.beforeWrite?.();
   const run = randomUUID();
   const { metadata } = request;
@@ -157,7 +162,8 @@ export async function indexDocumentRun(index: SearchIndex, embedder: Embedder | 
     chunkIndex: chunk.index,
     ingestRun: run,
   }));
-  const vectors = embedder ? await embedPassages(embedder, `${request.name} was not indexed`, chunks.map((c) => c.text), request.embeddingRetryDelaysMs) : undefined;
+  const vectors = embedder ? await embedPassages(embedder, `${request.name} was not indexed`, chunks.map((c) => c.text), request.embeddingRetryDelaysMs, signal) : undefined;
+  signal?.throwIfAborted();
   try {
     await index.writeChunks(request.store, records, vectors);
   } catch (error) {

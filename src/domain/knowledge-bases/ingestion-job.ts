@@ -35,6 +35,31 @@ export async function processingUploads(em: EntityManager): Promise<IngestionJob
   return rows.map((r) => ({ documentId: r.id, revision: r.revision, accountId: r.account_id }));
 }
 
+/** How often a running job asks whether its upload is still the document's. */
+const CURRENT_CHECK_MS = 2000;
+
+/**
+ * A signal that fires once the job's upload is no longer its document's (deleted, replaced by a
+ * newer upload, or its knowledge base deleted), asked every CURRENT_CHECK_MS. A check that fails
+ * (the database down) leaves the job running until the next.
+ */
+function whileCurrent(em: () => EntityManager, job: { documentId: string; revision: number }): { signal: AbortSignal; stop: () => void } {
+  const stale = new AbortController();
+  let asking = false;
+  const timer = setInterval(() => {
+    if (asking) return;
+    asking = true;
+    em()
+      .execute<{ revision: number; state: string }[]>('select revision, state from document where id = ?', [job.documentId])
+      .then(([row]) => {
+        if (!row || row.revision !== job.revision || row.state !== 'processing') stale.abort(new Error(`upload ${job.revision} of document ${job.documentId} is no longer current`));
+      }, () => undefined)
+      .finally(() => (asking = false));
+  }, CURRENT_CHECK_MS);
+  timer.unref();
+  return { signal: stale.signal, stop: () => clearInterval(timer) };
+}
+
 export interface IngestionDeps {
   em: () => EntityManager;
   index: SearchIndex;
@@ -78,6 +103,7 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
     return;
   }
   await markProcessingStarted(em, job.documentId, job.revision, deps.now());
+  const current = whileCurrent(deps.em, job);
   let indexed;
   try {
     indexed = await indexDocumentRun(deps.index, deps.embedder, {
@@ -90,8 +116,12 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
       work: deps.work,
       // an account's files are read one after another, and accounts take turns
       owner: `account:${stored.account_id}`,
+      signal: current.signal,
     });
   } catch (error) {
+    // deleted or replaced while it was read or embedded: nothing was written, and the account's
+    // next upload need not wait for the rest of a file nobody will query
+    if (current.signal.aborted) return;
     if (error instanceof UnreadableDocumentError) {
       await markDocumentFailed(em, deps.index, job.documentId, job.revision, `${error.message}.`, deps.now());
       return;
@@ -106,6 +136,8 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
       return;
     }
     throw error;
+  } finally {
+    current.stop();
   }
   await markDocumentReady(em, deps.index, { documentId: job.documentId, store: stored.store_id, revision: job.revision, ...indexed }, (accountId) => maxPagesOf(em, accountId, deps.now()), deps.now());
 }

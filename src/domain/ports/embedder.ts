@@ -13,7 +13,7 @@ export interface Embedder {
   /**
    * One vector per text, in order. `urgent`: a question waits for them (a question's own
    * vector always is), so they get the question's short timeout and are not asked for while the
-   * endpoint is failing.
+   * endpoint is failing. `signal`: the call ends, rejecting with its reason, when it fires.
    */
-  embed(texts: string[], kind: EmbeddingKind, options?: { urgent?: boolean }): Promise<number[][]>;
+  embed(texts: string[], kind: EmbeddingKind, options?: { urgent?: boolean; signal?: AbortSignal }): Promise<number[][]>;
 }

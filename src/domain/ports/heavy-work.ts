@@ -29,9 +29,9 @@ export interface HeavyWork {
    * bounded part of the service's capacity. Rejects with JobFailedError when the step itself
    * fails, OverBudgetError when it needs more than its budget, OwnerBusyError when the owner
    * already has as many jobs running and waiting as allowed, ServiceBusyError when the service
-   * has (or a job waited too long for its turn). A job still waiting when `signal` fires (its
-   * request failed or went away) is dropped, rejecting with the signal's reason; one already
-   * running ends within its budget.
+   * has (or a job waited too long for its turn). When `signal` fires (its request failed or went
+   * away, its upload was deleted) a waiting job is dropped and a running one stopped, rejecting
+   * with the signal's reason.
    */
   run<K extends HeavyJobKind>(kind: K, input: HeavyJobs[K]['input'], owner: string, signal?: AbortSignal): Promise<HeavyJobs[K]['output']>;
 }
