@@ -8,6 +8,7 @@
 // unlisted_lookups=N: the payment is missing from the merchant API's first N lists that would show it).
 // Control side (JSON): POST /sandbox/renew {subscription_id, outcome: success|failed, count, reversed},
 // POST /sandbox/stop {subscription_id}, POST /sandbox/expire-tokens, POST /sandbox/refuse-cancels {count},
+// POST /sandbox/list-outage {count} (the next N lists of subscriptions answer 503),
 // GET /sandbox/notifications, GET /sandbox/subscriptions/<id>.
 // Merchant side: POST /merchant/v1/oauth/token (HTTP Basic with the app id and secret), then with
 // the Bearer token the Subscription Manager API (POST /merchant/v1/subscription/cancel,
@@ -82,6 +83,8 @@ const tokens = new Set<string>();
 // cancels PayHere refuses for a while, and as many lists of subscriptions failing (POST /sandbox/refuse-cancels)
 let refusedCancels = 0;
 let failingLists = 0;
+// lists of subscriptions answered 503 for a while, as by a PayHere out of reach (POST /sandbox/list-outage)
+let unreachableLists = 0;
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 /** PayHere's dates are Sri Lanka time (UTC+05:30), `2026-01-16 12:28:28`. */
@@ -249,6 +252,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     refusedCancels = failingLists = Number((JSON.parse((await readBody(req)) || '{}') as { count?: number }).count) || 0;
     return json(res, 202, { refused: refusedCancels });
   }
+  if (req.method === 'POST' && url.pathname === '/sandbox/list-outage') {
+    unreachableLists = Number((JSON.parse((await readBody(req)) || '{}') as { count?: number }).count) || 0;
+    return json(res, 202, { unreachable: unreachableLists });
+  }
   if (req.method === 'POST' && url.pathname === '/sandbox/expire-tokens') {
     // the merchant API's access tokens run out early: the next call with one is refused (401)
     const expired = tokens.size;
@@ -276,6 +283,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (req.method === 'GET' && url.pathname === '/merchant/v1/subscription') {
     if (!authorised(req)) return json(res, 401, { error: 'invalid_token' });
+    if (unreachableLists > 0) {
+      unreachableLists--;
+      return json(res, 503, { error: 'service unavailable' });
+    }
     if (failingLists > 0) {
       failingLists--;
       return json(res, 200, { status: -1, msg: 'Unable to retrieve subscriptions', data: null });
@@ -310,7 +321,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     ended.set(id, rec);
     return json(res, 200, { status: 1, msg: 'Successfully cancelled the subscription', data: null });
   }
-  page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, POST /sandbox/expire-tokens, POST /sandbox/refuse-cancels, GET /sandbox/notifications, the merchant API under /merchant/v1</p>');
+  page(res, 404, 'Not found', '<p>POST /pay/checkout, POST /pay/complete, POST /sandbox/renew, POST /sandbox/stop, POST /sandbox/expire-tokens, POST /sandbox/refuse-cancels, POST /sandbox/list-outage, GET /sandbox/notifications, the merchant API under /merchant/v1</p>');
 }
 
 const server = createServer((req, res) => {

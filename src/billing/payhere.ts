@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { sriLankaTime } from '../domain/billing/sri-lanka-time.js';
-import type { CheckoutForm, CheckoutRequest, ConfirmedPayment, PaymentEvent, PaymentEventKind, PaymentGateway, ReadNotification } from '../domain/ports/payment-gateway.js';
+import type { CheckoutForm, CheckoutRequest, ConfirmedPayment, ListedRecurring, PaymentEvent, PaymentEventKind, PaymentGateway, ReadNotification } from '../domain/ports/payment-gateway.js';
 
 // PayHere (https://support.payhere.lk, Checkout and Recurring APIs): a form posted by the
 // customer's browser to /pay/checkout with an MD5 `hash`, and server-to-server notifications to
@@ -38,6 +38,7 @@ interface ListedPayment {
 
 interface ListedSubscription {
   subscription_id?: number | string;
+  order_id?: string;
   status?: string;
 }
 
@@ -90,14 +91,20 @@ export class PayHereGateway implements PaymentGateway {
     const result = (await response.json().catch(() => ({}))) as { status?: number; msg?: string };
     if (response.ok && result.status === 1) return 'stopped';
     const refused = `PayHere did not cancel subscription ${gatewaySubscriptionId}: ${response.status} ${result.msg ?? ''}`.trim();
-    if (response.ok && FINISHED.has((await this.listedState(gatewaySubscriptionId, refused)) ?? '')) return 'stopped already';
+    if (response.ok && (await this.listedRecurring(gatewaySubscriptionId, `${refused}; the list of subscriptions`))?.stopped) return 'stopped already';
     throw new Error(refused);
   }
 
-  /** A subscription's status in PayHere's list of them (GET /subscription), or null when the list does not show it. */
-  private async listedState(gatewaySubscriptionId: string, refused: string): Promise<string | null> {
-    const listed = (await this.merchantList<ListedSubscription>('/subscription', `${refused}; the list of subscriptions`)).find((s) => String(s.subscription_id) === gatewaySubscriptionId);
-    return listed?.status?.toUpperCase() ?? null;
+  /**
+   * A subscription as PayHere's list of them shows it (GET /subscription: its order and status),
+   * or null when the list does not show it (a list PayHere answers without data, `status: -1`,
+   * shows none); `what` names the list in the error thrown when PayHere cannot be asked.
+   */
+  async listedRecurring(gatewaySubscriptionId: string, what = "PayHere's list of subscriptions"): Promise<ListedRecurring | null> {
+    const listed = (await this.merchantList<ListedSubscription>('/subscription', what)).find((s) => String(s.subscription_id) === gatewaySubscriptionId);
+    if (!listed) return null;
+    const status = listed.status?.toUpperCase() ?? '';
+    return { orderId: listed.order_id ?? null, status, stopped: FINISHED.has(status) };
   }
 
   async confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null> {

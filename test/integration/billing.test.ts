@@ -272,6 +272,72 @@ describe('paid plans through the PayHere sandbox', () => {
     ]);
   });
 
+  test('a copy of a signed notice claiming RECURRING_STOPPED leaves the plan while PayHere lists its recurring payments active; a genuine stop cancels it, also after PayHere could not be asked', async () => {
+    const browser = await verifiedBrowser('forged-stop');
+    const order = await checkout(browser, 'starter');
+    await payOnGateway(order, 'paid');
+    expect(await orderState(browser, order.order_id, (s) => s === 'paid')).toBe('paid');
+    const gatewayId = (await gatewaySubscriptionOf(browser))!;
+    // md5sig leaves out message_type: the customer's own signed payment notice, sent on as a stop
+    const real = (await sentNotices()).find((n) => n.order_id === order.order_id && n.message_type === 'AUTHORIZATION_SUCCESS')!;
+    await resend({ ...real, message_type: 'RECURRING_STOPPED' });
+    expect(await until(() => outcomes(order.order_id), (o) => o.length === 2)).toEqual(['paid', `ignored: the gateway lists recurring payments ${gatewayId} as ACTIVE`]);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
+    expect(await gatewaySubscriptionOf(browser)).toBe(gatewayId);
+    expect(await gatewayState(gatewayId)).toBe('active');
+    // PayHere goes on charging, and each charge goes on paying for the plan
+    await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'success' });
+    expect((await until(() => outcomes(order.order_id), (o) => o.length === 3)).at(-1)).toBe('renewed');
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
+    expect(await gatewayState(gatewayId)).toBe('active');
+
+    // the customer stops them at PayHere, which cannot be asked when its notice arrives: the
+    // notice's job fails, and its retry finds them stopped
+    await sandboxCall('/sandbox/list-outage', { count: 1 });
+    await sandboxCall('/sandbox/stop', { subscription_id: gatewayId });
+    expect(await until(() => subscriptionOf(browser), (s) => s?.state === 'cancelled')).toMatchObject({ plan: 'Starter', state: 'cancelled' });
+    expect((await outcomes(order.order_id)).at(-1)).toBe('stopped');
+    expect(server.logs.some((line) => line.includes('job failed') && line.includes("PayHere's list of subscriptions answered 503"))).toBe(true);
+    expect(await gatewaySubscriptionOf(browser)).toBeNull();
+    expect((await subscriptionEvents(browser)).sort()).toEqual([
+      ['subscription.activated', 'starter'],
+      ['subscription.cancelled', 'starter'],
+      ['subscription.updated', 'starter'],
+    ]);
+  });
+
+  test("a stop naming another order's stopped recurring payments, or the order's own still charging, leaves a plan whose recurring payments are not recorded; PayHere's stop of its own cancels it", async () => {
+    const other = await verifiedBrowser('stopped-elsewhere');
+    await paidFor(other, 'starter');
+    const othersRecurring = (await gatewaySubscriptionOf(other))!;
+    expect((await cancel(other)).response.status).toBe(200);
+    expect(await until(() => gatewayState(othersRecurring), (s) => s === 'cancelled')).toBe('cancelled');
+    // the customer has the gateway's notice sent to them, and sends it on naming the other's
+    // recurring payments: the payment counts, the recurring payments are not recorded as the plan's
+    const browser = await verifiedBrowser('unrecorded-stop');
+    const order = await checkout(browser, 'starter');
+    await payOnGateway({ ...order, fields: { ...order.fields, notify_url: `${sandbox}/caught` } }, 'paid');
+    const caught = (await until(async () => (await sentNotices()).find((n) => n.order_id === order.order_id), (n) => n !== undefined))!;
+    const own = caught.subscription_id!;
+    await resend({ ...caught, subscription_id: othersRecurring });
+    expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
+    expect(await gatewaySubscriptionOf(browser)).toBeNull();
+    await resend({ ...caught, message_type: 'RECURRING_STOPPED', subscription_id: othersRecurring });
+    expect((await until(() => outcomes(order.order_id), (o) => o.length === 2)).at(-1)).toBe(`ignored: the gateway lists recurring payments ${othersRecurring} for another order`);
+    // (a payment id of its own: the notice above is its repeat otherwise, the recurring payments named being no part of that)
+    await resend({ ...caught, message_type: 'RECURRING_STOPPED', payment_id: '320000401' });
+    expect((await until(() => outcomes(order.order_id), (o) => o.length === 3)).at(-1)).toBe(`ignored: the gateway lists recurring payments ${own} as ACTIVE`);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
+    expect(await gatewayState(own)).toBe('active');
+
+    // PayHere's own stop notice goes where the checkout said (the customer's), who sends it on as it is
+    await sandboxCall('/sandbox/stop', { subscription_id: own });
+    const stopped = (await until(async () => (await sentNotices()).find((n) => n.order_id === order.order_id && n.message_type === 'RECURRING_STOPPED'), (n) => n !== undefined))!;
+    await resend(stopped);
+    expect(await until(() => subscriptionOf(browser), (s) => s?.state === 'cancelled')).toMatchObject({ plan: 'Starter', state: 'cancelled' });
+    expect((await outcomes(order.order_id)).at(-1)).toBe('stopped');
+  });
+
   test('a notification with a tampered signature is stored, refused and changes nothing', async () => {
     const browser = await verifiedBrowser('tampered');
     const order = await checkout(browser, 'enterprise');

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutOrder, PaymentNotification, Subscription } from '../../db/entities.js';
 import { hadPlanBefore, recordPlanChange } from './plan-changes.js';
 import type { JobQueue } from '../ports/job-queue.js';
-import type { ConfirmedPayment, PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
+import type { ConfirmedPayment, ListedRecurring, PaymentEvent, PaymentGateway } from '../ports/payment-gateway.js';
 import { monthAfter } from './sri-lanka-time.js';
 import { queueRecordedStops, recordStop } from './recurring-stops.js';
 import { beginPlanChange } from './subscriptions.js';
@@ -16,7 +16,9 @@ import { beginPlanChange } from './subscriptions.js';
  * declined -> the order is declined, the subscription unchanged; stopped -> cancelled; charged
  * back -> expired, its recurring payments stopped; a failed renewal changes nothing (the paid
  * period runs out by itself).
- * A payment counts only as the gateway records it (its id, order, amount and date), and once.
+ * A payment counts only as the gateway records it (its id, order, amount and date), and once; a
+ * stop only once the gateway lists the plan's recurring payments stopped (the message type that
+ * says so is not signed).
  */
 export async function applyNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, notificationId: string, now: Date, waitForListing = false): Promise<string> {
   // recurring payments that no longer pay for the account's plan, recorded with the change (recordStop)
@@ -25,18 +27,25 @@ export async function applyNotification(em: EntityManager, gateway: PaymentGatew
   const read = stored ? gateway.readNotification(Object.fromEntries(new URLSearchParams(stored.body))) : null;
   // asked before the transaction, so no lock is held while the gateway answers; a gateway that
   // cannot be asked fails the job, which the queue retries
-  const paying = read?.verified && (read.event.kind === 'paid' || read.event.kind === 'renewed');
+  const event = read?.verified ? read.event : null;
+  const paying = event !== null && (event.kind === 'paid' || event.kind === 'renewed');
+  // a stop names the recurring payments it is about: only the gateway's list says whether they stopped
+  const stopped = event?.kind === 'stopped' ? event.gatewaySubscriptionId : null;
   // a notice for no order of ours, or for another amount, is ignored without asking (or waiting for) the gateway
-  const [order] = paying ? await em.execute<{ amount: string; currency: string }[]>('select amount, currency from checkout_order where id = ?', [read.event.orderId]) : [];
-  const asking = paying && order !== undefined && sameAmount(read.event, order);
-  const confirmed = asking ? await gateway.confirmPayment(read.event) : null;
+  const [order] = event && (paying || stopped) ? await em.execute<{ amount: string; currency: string }[]>('select amount, currency from checkout_order where id = ?', [event.orderId]) : [];
+  const asking = paying && order !== undefined && sameAmount(event, order);
+  const confirmed = asking ? await gateway.confirmPayment(event) : null;
   // a payment PayHere does not list yet may be listed in a moment: the queue tries again (with
   // backoff) before the notice is taken for a copy and ignored
-  if (asking && !confirmed && waitForListing) throw new Error(`PayHere lists no payment ${read.event.paymentId} of order ${read.event.orderId} yet`);
+  if (asking && !confirmed && waitForListing) throw new Error(`PayHere lists no payment ${event.paymentId} of order ${event.orderId} yet`);
+  const checking = stopped && order !== undefined;
+  const recurring = checking ? await gateway.listedRecurring(stopped) : null;
+  // and so for recurring payments PayHere does not list yet
+  if (checking && !recurring && waitForListing) throw new Error(`PayHere does not list recurring payments ${stopped} yet`);
   const outcome = await em.transactional(async (tx) => {
     const notification = await tx.findOne(PaymentNotification, { id: notificationId }, { lockMode: 4 /* pessimistic write */ });
     if (!notification || notification.processedAt || !read) return notification?.outcome ?? 'unknown notification';
-    const result = read.verified ? await apply(tx, read.event, confirmed, stop, now) : `rejected: ${read.reason}`;
+    const result = read.verified ? await apply(tx, read.event, { confirmed, recurring }, stop, now) : `rejected: ${read.reason}`;
     for (const gatewaySubscriptionId of new Set(stop)) recordStop(tx, gatewaySubscriptionId, now);
     notification.processedAt = now;
     notification.outcome = result;
@@ -47,7 +56,13 @@ export async function applyNotification(em: EntityManager, gateway: PaymentGatew
   return outcome;
 }
 
-async function apply(tx: EntityManager, event: PaymentEvent, confirmed: ConfirmedPayment | null, stop: string[], now: Date): Promise<string> {
+/** What the gateway's own lists, asked before the transaction, say of the notice's payment and of the recurring payments it says stopped. */
+interface GatewayRecord {
+  confirmed: ConfirmedPayment | null;
+  recurring: ListedRecurring | null;
+}
+
+async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurring }: GatewayRecord, stop: string[], now: Date): Promise<string> {
   // notices of one order, and changes to one account's plan, are applied one at a time
   const [locked] = await tx.execute<{ account_id: string }[]>('select account_id from checkout_order where id = ? for update', [event.orderId]);
   if (!locked) return 'ignored: unknown order';
@@ -63,20 +78,35 @@ async function apply(tx: EntityManager, event: PaymentEvent, confirmed: Confirme
       return 'declined';
     case 'renewal_failed':
       return 'renewal failed: the paid period runs out by itself';
-    case 'stopped':
-    case 'charged_back':
-      if (!subscription || !current) return `${event.kind}: not the current subscription`;
+    case 'stopped': {
+      if (!subscription || !current) return 'stopped: not the current subscription';
+      const named = event.gatewaySubscriptionId;
       // a stop of the order's other recurring payments (its form paid twice, the newer one stopped) leaves the plan
-      if (event.kind === 'stopped' && subscription.gatewaySubscriptionId && event.gatewaySubscriptionId !== subscription.gatewaySubscriptionId) {
-        return `stopped: recurring payments ${event.gatewaySubscriptionId ?? '(none named)'} are not the plan's`;
-      }
-      subscription.state = event.kind === 'stopped' ? 'cancelled' : 'expired';
-      // recurring payments PayHere has stopped need no stopping later; a charged-back plan's would
-      // go on taking money for no plan, so they stop (those the notice names are not signed)
-      if (event.kind === 'charged_back' && subscription.gatewaySubscriptionId) stop.push(subscription.gatewaySubscriptionId);
+      if (subscription.gatewaySubscriptionId && named !== subscription.gatewaySubscriptionId) return `stopped: recurring payments ${named ?? '(none named)'} are not the plan's`;
+      if (subscription.state !== 'active') return `stopped: the subscription is ${subscription.state}`;
+      // the notice's message type is not signed (a copy of the order's payment notice can say
+      // RECURRING_STOPPED): the plan ends only once the gateway lists its recurring payments
+      // stopped; while it lists them charging, the plan they pay for stays. Those recorded for the
+      // plan are the order's (its payments list tied them to it); others only as the list says.
+      if (!named) return 'ignored: the notice names no recurring payments';
+      if (!recurring) return `ignored: the gateway does not list recurring payments ${named}`;
+      if (!subscription.gatewaySubscriptionId && recurring.orderId !== order.id) return `ignored: the gateway lists recurring payments ${named} for another order`;
+      if (!recurring.stopped) return `ignored: the gateway lists recurring payments ${named} as ${recurring.status || 'not stopped'}`;
+      // PayHere has stopped them: nothing to stop later
+      subscription.state = 'cancelled';
       subscription.gatewaySubscriptionId = null;
       recordPlanChange(tx, { accountId: order.account.id, userId: null, plan: order.plan, subscription, hadPlan: true, detail: { by: 'payment gateway' } }, now);
-      return event.kind;
+      return 'stopped';
+    }
+    case 'charged_back':
+      if (!subscription || !current) return 'charged_back: not the current subscription';
+      subscription.state = 'expired';
+      // a charged-back plan's recurring payments would go on taking money for no plan, so they
+      // stop (those the notice names are not signed)
+      if (subscription.gatewaySubscriptionId) stop.push(subscription.gatewaySubscriptionId);
+      subscription.gatewaySubscriptionId = null;
+      recordPlanChange(tx, { accountId: order.account.id, userId: null, plan: order.plan, subscription, hadPlan: true, detail: { by: 'payment gateway' } }, now);
+      return 'charged_back';
     case 'paid':
     case 'renewed':
       break;

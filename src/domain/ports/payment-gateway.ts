@@ -42,6 +42,16 @@ export interface ConfirmedPayment {
   gatewaySubscriptionId: string | null;
 }
 
+/** Recurring payments as the gateway's own list of them shows them. */
+export interface ListedRecurring {
+  /** the order whose checkout set them up, as the gateway lists it (null when it names none) */
+  orderId: string | null;
+  /** the gateway's word for their state, as listed (PayHere: ACTIVE, CANCELLED, COMPLETED, ...) */
+  status: string;
+  /** whether the gateway charges them no more (cancelled, or all their payments made) */
+  stopped: boolean;
+}
+
 /** A notification once read: whether its signature holds, and what it says. */
 export type ReadNotification = { verified: false; reason: string } | { verified: true; event: PaymentEvent; dedupeKey: string };
 
@@ -55,6 +65,12 @@ export interface PaymentGateway {
    * gateway cannot be asked.
    */
   confirmPayment(event: PaymentEvent): Promise<ConfirmedPayment | null>;
+  /**
+   * The gateway's own record of recurring payments (what a notice that they stopped says counts
+   * only as this shows them), or null when its list does not show them; throws when the gateway
+   * cannot be asked.
+   */
+  listedRecurring(gatewaySubscriptionId: string): Promise<ListedRecurring | null>;
   /**
    * Stops the recurring payments of a subscription (cancelled, or replaced by another plan), or
    * finds them stopped already; throws when the gateway refuses while they still run, or cannot be reached.
