@@ -3005,7 +3005,7 @@ export interface components {
              */
             subject: string;
             /**
-             * @description Grade level as text, `6` to `13`.
+             * @description Grade level as text (the curriculum's grades are `6` to `13`); matched exactly by the `grade` filter.
              * @example 12
              */
             grade: string;
@@ -3107,12 +3107,12 @@ export interface components {
              * @description The document: a PDF (`.pdf`, at most 2000 pages) or UTF-8 text (`.txt`, `.md`, split into
              *     pages at `--- PAGE n ---` lines), at most 52428800 bytes (50 MiB). Its file name is the
              *     document's `name` by default, so it follows the same rules: at most 200 characters, without
-             *     control characters (`400` otherwise).
+             *     control characters, not starting or ending with a space (`400` otherwise).
              */
             file: Blob;
             metadata: components["schemas"]["DocumentMetadata"];
             /**
-             * @description The display name shown in citations, without control characters; default the file's name.
+             * @description The display name shown in citations, without control characters, not starting or ending with a space (a blank name would show as none); default the file's name.
              * @example Cell division (short notes)
              */
             name?: string;

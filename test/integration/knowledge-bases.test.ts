@@ -107,7 +107,11 @@ describe('knowledge bases', () => {
       return [res.status, (res.body as Schemas['Detail']).detail];
     };
     expect(await detail('createKnowledgeBase', { json: { name: ' x' } })).toEqual([400, "Field 'name' must not contain control characters, nor start or end with a space."]);
-    expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), NOTES_METADATA, 'a\u0001b') })).toEqual([400, "Field 'name' must not contain control characters."]);
+    const nameRule = "Field 'name' must not contain control characters, nor start or end with a space.";
+    expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), NOTES_METADATA, 'a\u0001b') })).toEqual([400, nameRule]);
+    // a blank or padded name would show as none in citations, or as another document's
+    for (const name of ['   ', ' lead', 'lead ']) expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), NOTES_METADATA, name) })).toEqual([400, nameRule]);
+    expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm({ name: '   ', bytes: 'x' }) })).toEqual([400, "The file name of part 'file' is blank; rename the file and upload it again."]);
     expect(await detail('uploadDocument', { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0001' }) })).toEqual([400, "Field 'metadata.subject' must not contain control characters, nor start or end with a space."]);
     expect((await call(url(), 'uploadDocument', owner.key, { path: { kb_id: kb.id }, form: uploadForm(notes('x'), { ...NOTES_METADATA, subject: 'Bio\u0000' }) })).status).toBe(400);
     expect((await call(url(), 'listDocuments', owner.key, { path: { kb_id: kb.id }, query: { subject: 'Bio\u0000' } })).status).toBe(400);

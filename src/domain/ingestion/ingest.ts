@@ -56,6 +56,9 @@ const CONTROL = /[\x00-\x1F\x7F-\x9F]/;
 /** What keeps `name` from being a document's (or an uploaded file's) name, stored and shown as text; undefined when nothing does. */
 export function nameProblem(name: string): string | undefined {
   if (CONTROL.test(name) || !name.isWellFormed()) return 'contains control characters';
+  // a blank or padded name would show as none, or as another document's, in citations
+  if (name.trim() === '') return 'is blank';
+  if (name.trim() !== name) return 'starts or ends with a space';
   const characters = [...name].length;
   if (characters > MAX_NAME_CHARACTERS) return `has ${characters} characters, more than the ${MAX_NAME_CHARACTERS} allowed`;
   return undefined;
