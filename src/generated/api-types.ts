@@ -1113,7 +1113,8 @@ export interface components {
             /**
              * @description Uploaded files, one `files` part each, at most 5. Supported types: JPEG, PNG, WebP,
              *     GIF, HEIC, PDF, plain text; at most 10485760 bytes each. The type is taken from the
-             *     file name's extension, then the part's `Content-Type`, and must agree with the
+             *     file name's extension, then the part's `Content-Type` (when neither names one, as
+             *     `application/octet-stream` does not, from the file's content), and must agree with the
              *     file's magic bytes. Files are held in memory only and never stored; their contents
              *     are sent to the model provider when one is configured.
              */
@@ -1177,7 +1178,7 @@ export interface components {
          *     - At most 10485760 bytes; a larger file answers `400` naming the file, its size and the
          *       maximum.
          *     - Type detection order: the URL's file extension, then the download's `Content-Type`,
-         *       then `media_type`. Supported: `image/jpeg`, `image/png`, `image/webp`, `image/gif`,
+         *       then `media_type`, then (when none names a type) the file's content. Supported: `image/jpeg`, `image/png`, `image/webp`, `image/gif`,
          *       `image/heic`, `application/pdf`, `text/plain`. The detected type must agree with the
          *       file's magic bytes.
          *     - Each image the model reads adds about 258 (small) to 516 (large) tokens to the request.
