@@ -119,10 +119,7 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
       signal: current.signal,
     });
   } catch (error) {
-    // deleted or replaced while it was read or embedded: nothing was written, and the account's
-    // next upload need not wait for the rest of a file nobody will query
-    if (current.signal.aborted) return;
-    if (error instanceof UnreadableDocumentError) {
+    if (error instanceof UnreadableDocumentError && !current.signal.aborted) {
       await markDocumentFailed(em, deps.index, job.documentId, job.revision, `${error.message}.`, deps.now());
       return;
     }
@@ -130,6 +127,9 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
     // read wrote nothing) may have made its index again, and no later run of the job will find the
     // document to end it. An index that fails here keeps the failure the job reports.
     await dropIndexOfDeletedStore(em, deps.index, stored.store_id).catch(() => undefined);
+    // deleted or replaced while it was read, embedded or written (a failed write removes what it
+    // wrote): the account's next upload need not wait for the rest of a file nobody will query
+    if (current.signal.aborted) return;
     if (lastAttempt) {
       const why = error instanceof Error ? error.message : String(error);
       await markDocumentFailed(em, deps.index, job.documentId, job.revision, `The service could not index the document after several attempts (${why}). Upload it again later.`, deps.now());
