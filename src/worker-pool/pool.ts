@@ -213,7 +213,8 @@ class Thread {
 
   /**
    * Runs one job. When `signal` fires the job is stopped as one over its budget is (the thread
-   * ends, and the PDF reader's tools with their output pipes), rejecting with the signal's reason.
+   * ends, and the PDF reader's tools with it: tested with tools that write nothing), rejecting
+   * with the signal's reason.
    */
   execute(kind: HeavyJobKind, input: unknown, signal?: AbortSignal): Promise<unknown> {
     clearTimeout(this.idleTimer);

@@ -47,12 +47,13 @@ export function pdfWithPages(lines: string[], font = 'Helvetica'): Uint8Array {
 }
 
 /**
- * Pages that all draw one compressed content stream of `streamBytes` of text operators. A reader
- * parses the shared stream again for every page: 160 pages of a 1 MB stream, a small file, take
- * pdftotext about 7 seconds of processor time (pdf.js needed seconds for 40).
+ * Pages that all draw one compressed content stream of `streamBytes` of text operators (or, with
+ * `text` false, of lines, so that a reader writes nothing as it goes). A reader parses the shared
+ * stream again for every page: 160 pages of a 1 MB stream, a small file, take pdftotext about 7
+ * seconds of processor time (pdf.js needed seconds for 40).
  */
-export function sharedStreamPdf(pages: number, streamBytes: number): Uint8Array {
-  const line = 'BT /F1 12 Tf 72 712 Td (Photosynthesis) Tj ET\n';
+export function sharedStreamPdf(pages: number, streamBytes: number, { text = true } = {}): Uint8Array {
+  const line = text ? 'BT /F1 12 Tf 72 712 Td (Photosynthesis) Tj ET\n' : '72 712 m 300 712 l S\n';
   const content = Buffer.from(line.repeat(Math.ceil(streamBytes / line.length)).slice(0, streamBytes), 'latin1');
   const kids = Array.from({ length: pages }, (_, i) => `${5 + i} 0 R`).join(' ');
   return pdfFromObjects([
