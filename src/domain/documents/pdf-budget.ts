@@ -7,8 +7,8 @@ const STREAM = Buffer.from('stream', 'latin1');
 const END_STREAM = Buffer.from('endstream', 'latin1');
 const CR = 0x0d;
 const LF = 0x0a;
-/** An image XObject's dictionary; the name ends where a PDF name can end. */
-const IMAGE_SUBTYPE = /\/Subtype\s*\/Image(?![A-Za-z0-9_.-])/;
+/** An image XObject's subtype, at a name in its dictionary; the name ends where a PDF name can end. */
+const IMAGE_SUBTYPE = /^\/Subtype\s*\/Image(?![A-Za-z0-9_.-])/;
 /** How far before its `stream` keyword a stream's dictionary is looked for. */
 const DICTIONARY_WINDOW = 4096;
 
@@ -56,11 +56,25 @@ export function inflatesWithin(bytes: Uint8Array, budget = MAX_INFLATED_BYTES): 
   }
 }
 
-/** Whether the dictionary before a stream's keyword (from its object's `obj`) makes it an image. */
+/**
+ * Whether the dictionary before a stream's keyword (from its object's `obj`) makes it an image:
+ * its own `/Subtype`, not one in a dictionary inside it.
+ */
 function isImage(data: Buffer, keyword: number): boolean {
   const before = data.toString('latin1', Math.max(0, keyword - DICTIONARY_WINDOW), keyword);
   const object = before.lastIndexOf('obj');
-  return IMAGE_SUBTYPE.test(object < 0 ? before : before.slice(object));
+  const dictionary = object < 0 ? before : before.slice(object);
+  let depth = 0;
+  for (let i = 0; i < dictionary.length; i++) {
+    const pair = dictionary.slice(i, i + 2);
+    if (pair === '<<' || pair === '>>') {
+      depth += pair === '<<' ? 1 : -1;
+      i++;
+    } else if (depth === 1 && dictionary[i] === '/' && IMAGE_SUBTYPE.test(dictionary.slice(i, i + 32))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 function isEndStream(data: Buffer, keyword: number): boolean {
