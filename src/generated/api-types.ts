@@ -3201,7 +3201,8 @@ export interface components {
          *     that failed (error status, more than 3 redirects, more than 10 seconds), a file that
          *     cannot be read (a damaged or password-protected PDF, a PDF of more than 2000 pages or
          *     whose pages' content (not its images) expands to more than 67108864 bytes, a HEIC image of more than 50000000
-         *     pixels, text that is not UTF-8, a PDF without text), and a file that needs more work to
+         *     pixels, text that is not UTF-8 or whose page markers do not number pages 1 to 2000 in
+         *     order, a PDF without text), and a file that needs more work to
          *     read than one file is allowed (10 seconds of processor time and 512 MB of memory by
          *     default; the `detail` names the file and the budget). The request counts once toward the
          *     limits.
@@ -3225,9 +3226,9 @@ export interface components {
          *     text part that is not UTF-8, a `filters` part that is not a JSON object with the Filters keys and values, more than 5
          *     `files` parts, unsupported file type, a file larger than 10485760 bytes, content that
          *     disagrees with the detected type, a file that cannot be read (a damaged or
-         *     password-protected PDF, a PDF of more than 2000 pages or whose content expands to more
-         *     than 67108864 bytes, a HEIC image of more than 50000000 pixels, text that is not UTF-8,
-         *     a PDF without text), and a file that needs more work to read than one file is allowed
+         *     password-protected PDF, a PDF of more than 2000 pages or whose content (not its images)
+         *     expands to more than 67108864 bytes, a HEIC image of more than 50000000 pixels, text that
+         *     is not UTF-8 or whose page markers do not number pages 1 to 2000 in order, a PDF without text), and a file that needs more work to read than one file is allowed
          *     (10 seconds of processor time and 512 MB of memory by default; the `detail` names the
          *     file and the budget). The request counts once toward the limits.
          */
