@@ -5,7 +5,9 @@ import { gzipSync } from 'node:zlib';
 import { newKey } from './support/accounts.js';
 import { apiClient, detailOf, expectSchema, sendRaw, type Schemas } from './support/contract.js';
 import { rawMultipart } from './support/raw-multipart.js';
-import { startServer, type TestServer } from './support/server.js';
+import { HASH_SECRET, startServer, type TestServer } from './support/server.js';
+import { waitsForLock } from './support/locks.js';
+import { hashKey } from '../../src/domain/keys/key-format.js';
 
 // Requests built to hurt: each must get the documented error shape, quickly and in a small body,
 // without a 500 and without stalling the server for everyone else.
@@ -264,14 +266,23 @@ describe('a client that goes away while sending the body, or as soon as it is se
     const { key: own, keyId } = await newKey(server.orm, { plan: 'enterprise' });
     const path = contentType.startsWith('multipart') ? '/api/v1/dev/query-multipart' : '/api/v1/dev/query';
     const logsBefore = server.logs.length;
-    const length = closeAfterMs === 0 ? Buffer.byteLength(body) : 100_000;
-    await new Promise<void>((resolve) => {
-      const socket = connectTcp(Number(new URL(server.url).port), '127.0.0.1', () => {
-        socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${own}\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n${body}`);
-        setTimeout(() => socket.destroy(), closeAfterMs);
+    const whole = closeAfterMs === 0;
+    const length = whole ? Buffer.byteLength(body) : 100_000;
+    // a whole body is read as soon as the request is admitted: the admission is held (its key's
+    // lock) until the connection has closed, so that the close comes first however busy the machine
+    await server.orm.em.fork().transactional(async (tx) => {
+      if (whole) await tx.execute('select pg_advisory_xact_lock(20261124, hashtext(?))', [hashKey(own, HASH_SECRET)]);
+      await new Promise<void>((resolve) => {
+        const socket = connectTcp(Number(new URL(server.url).port), '127.0.0.1', () => {
+          socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${own}\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n${body}`);
+          const admitting = whole ? waitsForLock(server.orm, '%authenticate_and_admit%', 'the admission') : Promise.resolve();
+          void admitting.then(() => setTimeout(() => socket.destroy(), closeAfterMs));
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', () => undefined);
       });
-      socket.on('close', () => resolve());
-      socket.on('error', () => undefined);
+      // the server's end of the connection sees the close before the admission goes on
+      if (whole) await new Promise((resolve) => setTimeout(resolve, 200));
     });
     expect(await recordedStatus(keyId)).toBe(499);
     // the request's own lines: jobs of other tests' accounts may log meanwhile
