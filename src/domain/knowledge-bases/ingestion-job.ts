@@ -35,6 +35,11 @@ export async function processingUploads(em: EntityManager): Promise<IngestionJob
   return rows.map((r) => ({ documentId: r.id, revision: r.revision, accountId: r.account_id }));
 }
 
+/** Whether the document's row still waits for this job's upload: not deleted, replaced by a newer upload, or ended. */
+function uploadIsCurrent<Row extends { revision: number; state: string }>(row: Row | undefined, job: { revision: number }): row is Row {
+  return row !== undefined && row.revision === job.revision && row.state === 'processing';
+}
+
 /** How often a running job asks whether its upload is still the document's. */
 const CURRENT_CHECK_MS = 2000;
 
@@ -52,7 +57,7 @@ function whileCurrent(em: () => EntityManager, job: { documentId: string; revisi
     em()
       .execute<{ revision: number; state: string }[]>('select revision, state from document where id = ?', [job.documentId])
       .then(([row]) => {
-        if (!row || row.revision !== job.revision || row.state !== 'processing') stale.abort(new Error(`upload ${job.revision} of document ${job.documentId} is no longer current`));
+        if (!uploadIsCurrent(row, job)) stale.abort(new Error(`upload ${job.revision} of document ${job.documentId} is no longer current`));
       }, () => undefined)
       .finally(() => (asking = false));
   }, CURRENT_CHECK_MS);
@@ -97,7 +102,7 @@ export async function runIngestionJob(deps: IngestionDeps, job: { documentId: st
     [job.documentId],
   );
   // deleted, replaced by a newer upload (whose own job follows), or ended already
-  if (!stored || stored.revision !== job.revision || stored.state !== 'processing') return;
+  if (!uploadIsCurrent(stored, job)) return;
   if (!stored.bytes) {
     await markDocumentFailed(em, deps.index, job.documentId, job.revision, 'The uploaded file is no longer stored. Upload the document again.', deps.now());
     return;
