@@ -21,5 +21,17 @@ log "Documentation on ${DOCS_BASE_URL:-http://${DOCS_HOST:-${HOST:-127.0.0.1}}:$
 log "Dashboard on http://${HOST:-127.0.0.1}:$PORT/dashboard (sign up, plans, API keys, usage)"
 [ -z "${PAYHERE_SANDBOX_URL:-}" ] || log "Paid plans are paid on the local PayHere sandbox ($PAYHERE_SANDBOX_URL/pay/checkout)"
 [ -z "${MAIL_WEB_URL:-}" ] || log "Mail the service sends (sign-up and password-reset links) is shown on $MAIL_WEB_URL"
-# as `npm start` runs it: its Node options and allocator (README "Performance": memory)
-bash "$REPO_DIR/scripts/start.sh"
+# as `npm start` runs it: its Node options and allocator (README "Performance": memory). In the
+# background so that a TERM or HUP sent to this script alone (not only Ctrl-C to the terminal's
+# group) reaches the API too: otherwise the API outlived the services stopped under it.
+bash "$REPO_DIR/scripts/start.sh" &
+api=$!
+trap 'kill -TERM "$api" 2>/dev/null || true' INT TERM HUP
+status=0
+wait "$api" || status=$?
+# a trapped signal ends `wait` early: wait again for the API's own exit
+while kill -0 "$api" 2>/dev/null; do
+  status=0
+  wait "$api" || status=$?
+done
+exit "$status"

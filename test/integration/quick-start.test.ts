@@ -4,14 +4,14 @@ import { connect as connectTcp } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bindable, freePort } from '../../scripts/lib/free-port.js';
-import { runProcess, startProcess, STOP_GRACE_MS, within } from './support/processes.js';
+import { runProcess, startProcess, STOP_GRACE_MS, within, type StartedProcess } from './support/processes.js';
 import { apiClient } from './support/contract.js';
 
 // The README's first quick-start command, as a newcomer runs it: `./scripts/serve.sh` with nothing
 // configured but the ports (the suite's own services keep theirs), the project's runtime off the
 // PATH and an empty data folder. It must set up and start PostgreSQL, Weaviate, the embeddings
 // server, the mail catcher and the payment sandbox, index the sample curriculum, print a demo key
-// that answers the README's query with citations, and stop everything it started on Ctrl-C. The
+// that answers the README's query with citations, and stop everything it started on Ctrl-C, and on a TERM sent to the script alone. The
 // downloads of a first setup are not repeated: `.cache/` is the suite's, set up by the same script.
 
 const REPO = process.cwd();
@@ -20,7 +20,9 @@ const DATA_DIR = path.join(REPO, '.data', `quick-start-${process.pid}`);
 const FIRST_START_DEADLINE_MS = 15 * 60_000;
 /** Each request the test sends, and what follows the start: Ctrl-C, the port checks, stopping what is left. */
 const REQUEST_MS = 60_000;
-const AFTER_START_MS = 6 * REQUEST_MS + 2 * STOP_GRACE_MS + 30_000 + 9 * 2_000 + 2 * 60_000;
+/** A second start on the same data folder: nothing to install, index or embed. */
+const RESTART_DEADLINE_MS = 5 * 60_000;
+const AFTER_START_MS = 7 * REQUEST_MS + RESTART_DEADLINE_MS + 4 * STOP_GRACE_MS + 60_000 + 18 * 2_000 + 2 * 60_000;
 
 /** Whether something accepts TCP connections on 127.0.0.1:port. */
 function listening(port: number): Promise<boolean> {
@@ -33,6 +35,13 @@ function listening(port: number): Promise<boolean> {
     socket.once('connect', () => settle(true)).once('error', () => settle(false));
     socket.setTimeout(2_000, () => settle(false));
   });
+}
+
+/** The names of the ports something still listens on. */
+async function listeningNames(ports: Record<string, number>): Promise<string[]> {
+  const names = [];
+  for (const [name, port] of Object.entries(ports)) if (await listening(port)) names.push(name);
+  return names;
 }
 
 /** A free port whose next `count - 1` ports are free too (Weaviate's internal ports follow its HTTP port). */
@@ -50,7 +59,7 @@ afterAll(async () => {
 });
 
 describe('the quick start: scripts/serve.sh on a fresh data folder', () => {
-  test('starts everything, prints a demo key that answers the README query with citations, and Ctrl-C stops all it started', async () => {
+  test('starts everything, prints a demo key that answers the README query with citations, and Ctrl-C or a TERM to the script stops all it started', async () => {
     // every port distinct, Weaviate's four internal ones after its HTTP port included
     const taken = new Set<number>();
     const port = async (count = 1): Promise<number> => {
@@ -79,6 +88,7 @@ describe('the quick start: scripts/serve.sh on a fresh data folder', () => {
     const PATH = (process.env.PATH ?? '').split(':').filter((dir) => !dir.startsWith(path.join(REPO, '.cache'))).join(':');
     const env: NodeJS.ProcessEnv = { PATH, HOME: process.env.HOME, DATA_DIR, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
     const serve = startProcess(path.join(REPO, 'scripts', 'serve.sh'), [], { env, captureStdout: true });
+    let again: StartedProcess | undefined;
     try {
       const api = `http://127.0.0.1:${ports.PORT}`;
       let key: string | undefined;
@@ -121,12 +131,23 @@ describe('the quick start: scripts/serve.sh on a fresh data folder', () => {
       // Ctrl-C: the terminal signals the whole foreground process group
       process.kill(-serve.child.pid!, 'SIGINT');
       expect(await within(serve.finished, 2 * STOP_GRACE_MS + 30_000)).toBeDefined();
-      const stillListening = [];
-      for (const [name, port] of Object.entries(ports)) if (await listening(port)) stillListening.push(name);
-      expect(stillListening).toEqual([]);
+      expect(await listeningNames(ports)).toEqual([]);
+
+      // a process manager or `kill <pid>` signals the script alone: the API must stop with the
+      // services, not outlive them (an API whose output still holds the pipes never lets it close)
+      again = startProcess(path.join(REPO, 'scripts', 'serve.sh'), [], { env, captureStdout: true });
+      const restartDeadline = Date.now() + RESTART_DEADLINE_MS;
+      while ((await fetch(`${api}/api/v1/dev/plans`, { headers: { 'X-API-Key': key! }, signal: AbortSignal.timeout(REQUEST_MS) }).then((r) => r.status, () => 0)) !== 200) {
+        if (again.exit() || Date.now() > restartDeadline) throw new Error(`the second start did not serve the demo key; its stderr ended with:\n${again.stderrTail()}`);
+        await sleep(500);
+      }
+      process.kill(again.child.pid!, 'SIGTERM');
+      expect(await within(again.finished, 2 * STOP_GRACE_MS + 30_000)).toBeDefined();
+      expect(await listeningNames(ports)).toEqual([]);
     } finally {
       try {
         await serve.stop();
+        await again?.stop();
       } finally {
         // what a failed start left running in its data folder, Weaviate and the embeddings server
         // in sessions of their own (nothing, after a clean Ctrl-C)
