@@ -130,6 +130,9 @@ describe('offline answers as events', () => {
     ['text/event-stream, application/json', 'application/json'],
     ['text/event-stream;q=0.9, application/json;q=0.9', 'application/json'],
     ['text/html', 'application/json'],
+    // a range naming the charset the stream is sent in
+    ['text/event-stream; charset=utf-8', SSE],
+    ['text/event-stream; charset=iso-8859-1', 'application/json'],
   ])('Accept: %p answers %s', async (accept, mediaType) => {
     const res = await post(offline, accept);
     expect(res.status).toBe(200);
