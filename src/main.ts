@@ -12,6 +12,7 @@ import { createHttpServer, listen } from './http/server.js';
 import { startBillingWorker } from './jobs/billing-worker.js';
 import { WebhookWorker } from './jobs/webhook-worker.js';
 import { startIngestionWorker } from './jobs/ingestion-worker.js';
+import { startMailWorker } from './jobs/mail-worker.js';
 import { createServices } from './services.js';
 
 async function main(): Promise<void> {
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
   webhooks.start();
   // uploaded documents are read and indexed by every process too, a few at a time per account
   const stopSweep = await startIngestionWorker(services.jobs, orm, services, systemClock, log, ingestionSettings(config));
+  // and the password-reset links are mailed from the queue, off the requests (src/jobs/mail-worker.ts)
+  await startMailWorker(services.jobs, orm, services, systemClock, log);
   const server = await listen(createHttpServer(app, log, { bodyIdleMs: config.BODY_IDLE_TIMEOUT_MS }), config.PORT, config.HOST);
   const docsServer = await listen(createHttpServer(docsApp, log, { bodyIdleMs: config.BODY_IDLE_TIMEOUT_MS }), docs.port, docs.host);
   log.info({ host: config.HOST, port: config.PORT, environment: config.API_ENVIRONMENT, docs: docs.docsBaseUrl }, 'listening');

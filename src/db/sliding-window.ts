@@ -45,6 +45,11 @@ export async function removeFromWindow(em: EntityManager, table: WindowTable, id
   if (ids.length > 0) await em.execute(`delete from ${table} where id in (${ids.map(() => '?').join(', ')})`, ids);
 }
 
+/** Takes every event of `client` out of its window. */
+export async function forgetClient(em: EntityManager, table: WindowTable, client: string): Promise<void> {
+  await em.execute(`delete from ${table} where client = ?`, [client]);
+}
+
 /** Deletes the rows no window can read any more (made at or before `before`). */
 export async function purgeWindow(em: EntityManager, table: WindowTable, before: Date): Promise<void> {
   await em.execute(`delete from ${table} where created_at <= ?`, [before]);

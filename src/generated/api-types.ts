@@ -422,7 +422,7 @@ export interface paths {
         put?: never;
         /**
          * Log in
-         * @description Signs the browser in with a new session (a session cookie it had before ends, so a planted cookie is never promoted). Failed attempts are limited per client address and per email address over 15 minutes.
+         * @description Signs the browser in with a new session (a session cookie it had before ends, so a planted cookie is never promoted). Attempts are limited per client address and per email address over 15 minutes (a successful one gives its attempt back); a browser that sends the `svc_device` cookie of an earlier sign-in of the same person has an allowance of its own instead of the email address's, so failed attempts made elsewhere never lock the person out of it. A completed password reset clears the email address's count.
          */
         post: operations["logIn"];
         delete?: never;
@@ -522,7 +522,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password-reset link
-         * @description Mails a reset link (valid once, for one hour) when the address has an account. The answer is the same either way, so it never tells which addresses have accounts. Throttled per client address and per email address.
+         * @description Mails a reset link (valid once, for one hour) when the address has an account, a few seconds after the answer. The answer is the same, and takes as long, either way, so it never tells which addresses have accounts. Throttled per client address and per email address.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -4311,7 +4311,9 @@ export interface components {
         /**
          * @description The dashboard session cookie `svc_session` (`HttpOnly`, `SameSite=Lax`, `Path=/dashboard`,
          *     `Secure` when the dashboard is served over HTTPS). A new random token at every sign-in; an
-         *     expired cookie (`Max-Age=0`) at log-out.
+         *     expired cookie (`Max-Age=0`) at log-out. A sign-in also sets the device cookie `svc_device`
+         *     (same attributes, 180 days; kept at log-out): a signed token naming the person, whose failed
+         *     log-ins from that browser count against the browser rather than the email address.
          */
         "Set-Cookie": string;
         /**

@@ -109,6 +109,8 @@ export interface KeylessInput<K extends KeylessOperation> {
   rawBody: string | undefined;
   /** the session cookie's token as sent, even when it no longer names a session (ended at log-in) */
   presentedToken: string | undefined;
+  /** the device cookie's token as sent (src/domain/sign-in/devices.ts) */
+  presentedDevice: string | undefined;
   clientAddress: string;
   em: EntityManager;
   now: Date;
@@ -119,7 +121,7 @@ export interface KeylessInput<K extends KeylessOperation> {
 
 /** The answer, and what happens to the browser's session cookie: a new session, or cleared. */
 export type KeylessOutput<K extends KeylessOperation> = SuccessOf<operations[K]> & {
-  cookie?: { token: string; expiresAt: Date } | 'clear';
+  cookie?: { token: string; expiresAt: Date; device?: string } | 'clear';
   /** for a body that is not JSON: its media type and headers such as Content-Disposition */
   contentType?: string;
   headers?: Record<string, string>;

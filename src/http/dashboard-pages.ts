@@ -35,6 +35,7 @@ import { formFields } from './form-body.js';
 import { readMultipartBody } from './multipart-body.js';
 import { ERROR_TABLE } from './error-table.js';
 import { checkCrossSite, SESSION_COOKIE, setSessionCookie } from './keyless-operations.js';
+import { DEVICE_COOKIE } from '../domain/sign-in/devices.js';
 import type { AppState } from './state.js';
 
 // The dashboard's pages: server-rendered HTML (Eta templates in dashboard/views) with plain forms,
@@ -128,7 +129,14 @@ const VENDOR: Record<string, [string, string]> = {
 export function dashboardPages(deps: DashboardPagesDeps): Middleware {
   const eta = new Eta({ views: join(deps.rootDir, 'dashboard', 'views'), cache: true, autoEscape: true });
   const { services } = deps;
-  const signInContext = (page: Page): SignInContext => ({ em: page.ctx.state.em, settings: services.signIn, mailer: services.mailer, clientAddress: page.ctx.ip, now: page.now });
+  const signInContext = (page: Page): SignInContext => ({
+    em: page.ctx.state.em,
+    settings: services.signIn,
+    mailer: services.mailer,
+    clientAddress: page.ctx.ip,
+    device: page.ctx.cookies.get(DEVICE_COOKIE),
+    now: page.now,
+  });
 
   function render(page: Page, view: string, title: string, data: Record<string, unknown> = {}, status = 200, formAction?: string): void {
     const { ctx, session } = page;
@@ -347,7 +355,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     {
       method: 'POST', path: /^\/dashboard\/forgot-password$/, signedIn: false,
       run: orShow(formPage('forgot-password', 'Forgot your password?'))(async (page) => {
-        await requestPasswordReset(signInContext(page), validated('requestPasswordReset', { email: page.form.email ?? '' }));
+        await requestPasswordReset(signInContext(page), validated('requestPasswordReset', { email: page.form.email ?? '' }), services.jobs);
         render(page, 'message', 'Check your mail', { message: 'If the address has an account, a link to choose a new password is on its way. It works once, for one hour.', next: '/dashboard/log-in', nextLabel: 'Log in' });
       }),
     },

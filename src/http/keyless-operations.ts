@@ -5,6 +5,7 @@ import type { Services } from '../services.js';
 import { AuthenticationError, ForbiddenError } from '../domain/errors.js';
 import { findSession, type SignedIn } from '../domain/sign-in/sessions.js';
 import { csrfTokenMatches } from '../domain/sign-in/tokens.js';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_MS } from '../domain/sign-in/devices.js';
 import { keylessHandlers, type KeylessHandler } from '../handlers/index.js';
 import type { KeylessOperation } from '../generated/contract-values.js';
 import { readBody, type RequestBodySpec } from './body-readers.js';
@@ -79,6 +80,7 @@ function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
       query: parameters.query,
       session: ctx.state.session ?? null,
       presentedToken: ctx.cookies.get(SESSION_COOKIE),
+      presentedDevice: ctx.cookies.get(DEVICE_COOKIE),
       clientAddress: ctx.ip,
       log: ctx.state.log,
       em: ctx.state.em,
@@ -93,11 +95,13 @@ function bind(handler: KeylessHandler<KeylessOperation>, deps: DashboardDeps) {
   };
 }
 
-export function setSessionCookie(ctx: Ctx, cookie: { token: string; expiresAt: Date } | 'clear', baseUrl: string, now: Date): void {
+/** Sets (or clears) the session cookie, and with a new session the browser's device cookie (kept when the session is cleared). */
+export function setSessionCookie(ctx: Ctx, cookie: { token: string; expiresAt: Date; device?: string } | 'clear', baseUrl: string, now: Date): void {
   const secure = baseUrl.startsWith('https:');
   // behind a TLS-terminating proxy the socket is plain: the public address decides
   if (secure) ctx.cookies.secure = true;
   const options = { httpOnly: true, sameSite: 'lax' as const, path: '/dashboard', secure, overwrite: true };
   if (cookie === 'clear') ctx.cookies.set(SESSION_COOKIE, '', { ...options, maxAge: 0 });
   else ctx.cookies.set(SESSION_COOKIE, cookie.token, { ...options, maxAge: Math.max(0, cookie.expiresAt.getTime() - now.getTime()) });
+  if (cookie !== 'clear' && cookie.device) ctx.cookies.set(DEVICE_COOKIE, cookie.device, { ...options, maxAge: DEVICE_COOKIE_MAX_AGE_MS });
 }

@@ -175,6 +175,59 @@ describe('log-in, sessions and log-out', () => {
     expect((await new DashboardBrowser(server.url).logIn(email, 'a long enough password')).status).toBe(200);
   });
 
+  test('failed log-ins made elsewhere never lock the person out of a browser they signed in with, and a reset clears them for a new one', async () => {
+    const email = uniqueEmail('lockout');
+    const own = new DashboardBrowser(server.url);
+    await own.signUp(email);
+    expect(own.device).toMatch(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    // someone else uses up the address's allowance (3 here): now even the right password waits there
+    for (const expected of [401, 401, 401, 429]) expect((await new DashboardBrowser(server.url).logIn(email, 'guess guess guess')).status).toBe(expected);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'a long enough password')).status).toBe(429);
+    // but not in the person's own browser, which keeps its cookie after logging out
+    expect((await own.client.POST('/dashboard/api/log-out', { params: { header: { 'X-CSRF-Token': own.csrf! } } })).response.status).toBe(204);
+    expect((await own.logIn(email, 'a long enough password')).status).toBe(200);
+    // whose failures have an allowance of their own
+    const ownFailures = [];
+    for (let i = 0; i < 4; i++) ownFailures.push((await own.logIn(email, 'a wrong guess here')).status);
+    expect(ownFailures).toEqual([401, 401, 401, 429]);
+
+    // another person's device cookie, or one altered, is no device of this person's
+    const other = new DashboardBrowser(server.url);
+    await other.signUp(uniqueEmail('lockout-other'));
+    const borrowed = new DashboardBrowser(server.url);
+    borrowed.device = other.device;
+    expect((await borrowed.logIn(email, 'a long enough password')).status).toBe(429);
+    const forged = new DashboardBrowser(server.url);
+    const [userId, nonce] = own.device!.split('.');
+    forged.device = `${userId}.${nonce}.${'A'.repeat(43)}`;
+    expect((await forged.logIn(email, 'a long enough password')).status).toBe(429);
+
+    // a new browser gets in after a reset, which proves the mailbox
+    await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
+    const token = await linkToken(email, '/dashboard/reset-password');
+    expect((await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset/confirm', { body: { token, password: 'the new password' } })).response.status).toBe(204);
+    expect((await new DashboardBrowser(server.url).logIn(email, 'the new password')).status).toBe(200);
+  });
+
+  test('the log-in page sets and honours the device cookie too', async () => {
+    const email = uniqueEmail('lockout-page');
+    await new DashboardBrowser(server.url).signUp(email);
+    const form = (cookie: string) =>
+      fetch(`${server.url}/dashboard/log-in`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url, Cookie: cookie },
+        body: new URLSearchParams({ email, password: 'a long enough password' }),
+        redirect: 'manual',
+      });
+    const first = await form('');
+    expect(first.status).toBe(303);
+    const device = /svc_device=([^;]+)/.exec(first.headers.get('set-cookie') ?? '')?.[1];
+    expect(device).toBeDefined();
+    for (let i = 0; i < 4; i++) await new DashboardBrowser(server.url).logIn(email, 'guess guess guess');
+    expect((await form('')).status).toBe(429);
+    expect((await form(`svc_device=${device}`)).status).toBe(303);
+  });
+
   test('log-out ends the session and clears the cookie', async () => {
     const browser = new DashboardBrowser(server.url);
     await browser.signUp(uniqueEmail('logout'));
@@ -384,7 +437,7 @@ describe('password reset', () => {
     expect((await confirm(token, 'the second password')).response.status).toBe(204);
 
     await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
-    const formToken = await linkToken(email, '/dashboard/reset-password');
+    const formToken = await linkToken(email, '/dashboard/reset-password', 2);
     const form = (password: string) => new DashboardBrowser(server.url).submit('/dashboard/reset-password', { token: formToken, password }, '');
     const refused = await form(email.toUpperCase());
     expect(refused.status).toBe(400);
@@ -395,9 +448,33 @@ describe('password reset', () => {
 
   test('an address without an account gets the same answer and no mail', async () => {
     const email = uniqueEmail('no-account');
-    const { response } = await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email } });
-    expect(response.status).toBe(202);
+    const known = uniqueEmail('has-account');
+    await new DashboardBrowser(server.url).signUp(known);
+    const answers = [];
+    for (const address of [email, known]) answers.push(await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset', { body: { email: address } }));
+    expect(answers.map((a) => a.response.status)).toEqual([202, 202]);
+    expect(answers[0]!.data).toEqual(answers[1]!.data);
+    // the jobs run in order of their requests: once the known address has its link, the other had its turn
+    await linkToken(known, '/dashboard/reset-password');
     expect(await mailTo(email)).toEqual([]);
+  });
+
+  test('the answer does not wait for the mail: an address with an account answers as soon as one without', async () => {
+    const known = uniqueEmail('timing-known');
+    await new DashboardBrowser(server.url).signUp(known);
+    // the mail server holds every message for a second (the catcher's SMTP is local and quick;
+    // a real relay takes far longer): a request that sent the mail itself would take that second
+    const slowMailer = { send: async (...args: Parameters<Services['mailer']['send']>) => (await new Promise((r) => setTimeout(r, 1_000)), services.mailer.send(...args)) };
+    const slow = await startServer({ clock, services: testServices({ mailer: slowMailer }, { SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000' }) });
+    const timed = async (address: string) => {
+      const started = performance.now();
+      const { response } = await new DashboardBrowser(slow.url).client.POST('/dashboard/api/password-reset', { body: { email: address } });
+      expect(response.status).toBe(202);
+      return performance.now() - started;
+    };
+    expect(await timed(known)).toBeLessThan(1_000);
+    await linkToken(known, '/dashboard/reset-password');
+    await slow.close();
   });
 });
 

@@ -137,7 +137,7 @@ describe('the quick start: scripts/serve.sh on a fresh data folder', () => {
       // services, not outlive them (an API whose output still holds the pipes never lets it close)
       again = startProcess(path.join(REPO, 'scripts', 'serve.sh'), [], { env, captureStdout: true });
       const restartDeadline = Date.now() + RESTART_DEADLINE_MS;
-      while ((await fetch(`${api}/api/v1/dev/plans`, { headers: { 'X-API-Key': key! }, signal: AbortSignal.timeout(REQUEST_MS) }).then((r) => r.status, () => 0)) !== 200) {
+      while ((await fetch(`${api}/api/v1/dev/plans`, { headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(REQUEST_MS) }).then((r) => r.status, () => 0)) !== 200) {
         if (again.exit() || Date.now() > restartDeadline) throw new Error(`the second start did not serve the demo key; its stderr ended with:\n${again.stderrTail()}`);
         await sleep(500);
       }

@@ -3,8 +3,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, DashboardUser } from '../../db/entities.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { ConflictError, DependencyUnavailableError, ServiceError } from '../errors.js';
+import type { JobQueue } from '../ports/job-queue.js';
 import type { Mailer } from '../ports/mailer.js';
-import { beginAttempt, attemptSucceeded } from './attempts.js';
+import { beginAttempt, attemptSucceeded, forgetAttempts } from './attempts.js';
+import { deviceOf, newDeviceToken } from './devices.js';
 import { issueEmailToken, redeemEmailToken } from './email-tokens.js';
 import { checkNewPassword, decoyHash, hashPassword, passwordMatches } from './passwords.js';
 import { endAllSessions, startSession } from './sessions.js';
@@ -19,6 +21,8 @@ export interface SignInContext {
   mailer: Mailer;
   /** the caller's address, for the throttles */
   clientAddress: string;
+  /** the device cookie the browser sent (devices.ts), if any */
+  device?: string;
   now: Date;
 }
 
@@ -26,6 +30,8 @@ export interface NewSession {
   user: DashboardUser;
   token: string;
   expiresAt: Date;
+  /** the device cookie's token for the browser that signed in */
+  device: string;
 }
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
@@ -67,7 +73,7 @@ export async function signUp(ctx: SignInContext, input: { organisation: string; 
     // retry would meet 409); the overview page mails the link again
     if (!(error instanceof DependencyUnavailableError)) throw error;
   }
-  return { user, ...session };
+  return { user, ...session, device: newDeviceToken(user.id, ctx.settings.secret) };
 }
 
 export async function sendVerification(ctx: SignInContext, user: DashboardUser): Promise<void> {
@@ -94,15 +100,19 @@ export async function resendVerification(ctx: SignInContext, user: DashboardUser
 
 export async function logIn(ctx: SignInContext, input: { email: string; password: string }): Promise<NewSession> {
   const email = normalEmail(input.email);
+  const user = await ctx.em.findOne(DashboardUser, { email });
+  // a browser this person signed in with before has an allowance of its own, so that failures
+  // sent from elsewhere, which use up the email address's, never lock them out of it (devices.ts)
+  const device = deviceOf(ctx.device, ctx.settings.secret);
+  const known = device !== null && user !== null && device.userId === user.id;
   const attempt = await beginAttempt(
     ctx.em,
     [
       { client: `address:${addressBlock(ctx.clientAddress)}`, limit: ctx.settings.failuresPerAddress },
-      { client: emailScope('email', email), limit: ctx.settings.failuresPerEmail },
+      known ? { client: `device:${device.nonce}`, limit: ctx.settings.failuresPerEmail } : { client: emailScope('email', email), limit: ctx.settings.failuresPerEmail },
     ],
     ctx.now,
   );
-  const user = await ctx.em.findOne(DashboardUser, { email });
   const wrong = () => new ServiceError('authentication_failed', 'The email address or the password is wrong.');
   // an unknown address costs a hash check too, so timing does not tell which addresses exist
   const checkedHash = user?.passwordHash;
@@ -117,7 +127,7 @@ export async function logIn(ctx: SignInContext, input: { email: string; password
     return startSession(tx, user, ctx.settings, ctx.now);
   });
   await attemptSucceeded(ctx.em, attempt);
-  return { user, ...session };
+  return { user, ...session, device: known ? ctx.device! : newDeviceToken(user.id, ctx.settings.secret) };
 }
 
 export async function verifyEmail(ctx: SignInContext, token: string): Promise<DashboardUser> {
@@ -130,8 +140,15 @@ export async function verifyEmail(ctx: SignInContext, token: string): Promise<Da
   return user;
 }
 
-/** Mails a reset link when the address has an account; says nothing either way. */
-export async function requestPasswordReset(ctx: SignInContext, input: { email: string }): Promise<void> {
+/** The queue of reset links to mail: a request only queues one, so its answer takes as long whether or not the address has an account. */
+export const PASSWORD_RESET_QUEUE = 'password-reset-mail';
+
+/**
+ * Queues a reset link for the address when it has an account; says nothing either way. A job is
+ * queued for an unknown address too (naming nobody), so the answer's timing does not tell them
+ * apart either: mailing the link (a token and an SMTP conversation) is the job's work.
+ */
+export async function requestPasswordReset(ctx: SignInContext, input: { email: string }, jobs: JobQueue): Promise<void> {
   const email = normalEmail(input.email);
   await beginAttempt(
     ctx.em,
@@ -142,6 +159,12 @@ export async function requestPasswordReset(ctx: SignInContext, input: { email: s
     ctx.now,
   );
   const user = await ctx.em.findOne(DashboardUser, { email });
+  await jobs.send(PASSWORD_RESET_QUEUE, { userId: user?.id ?? null });
+}
+
+/** The queued job's work: mails a new reset link (ending the earlier ones) to the person, if they still exist. */
+export async function mailResetLink(ctx: Pick<SignInContext, 'em' | 'settings' | 'mailer' | 'now'>, userId: string | null): Promise<void> {
+  const user = userId === null ? null : await ctx.em.findOne(DashboardUser, { id: userId });
   if (!user) return;
   const token = await issueEmailToken(ctx.em, user, 'reset_password', RESET_PASSWORD_TTL_MS, ctx.now);
   await ctx.mailer.send({
@@ -167,4 +190,7 @@ export async function resetPassword(ctx: SignInContext, input: { token: string; 
     await tx.flush();
     await endAllSessions(tx, user.id);
   });
+  // the person has proven the mailbox: failed log-ins counted against the address (perhaps
+  // someone else's) no longer stand between them and the new password on a new browser
+  await forgetAttempts(ctx.em, emailScope('email', user.email));
 }

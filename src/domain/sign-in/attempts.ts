@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { admitInWindow, purgeWindow, removeFromWindow } from '../../db/sliding-window.js';
+import { admitInWindow, forgetClient, purgeWindow, removeFromWindow } from '../../db/sliding-window.js';
 import { secondsUntil } from '../limits/window.js';
 import { ServiceError } from '../errors.js';
 import { THROTTLE_WINDOW_MS } from './settings.js';
@@ -40,6 +40,11 @@ export async function beginAttempt(em: EntityManager, scopes: AttemptScope[], no
     ids.push(result.id!);
   }
   return { ids };
+}
+
+/** Forgets every attempt counted against `client` (the failed log-ins of an address whose owner reset the password). */
+export async function forgetAttempts(em: EntityManager, client: string): Promise<void> {
+  await forgetClient(em, 'login_failure', client);
 }
 
 /** A successful sign-in does not count against anyone. */

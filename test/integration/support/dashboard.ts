@@ -1,20 +1,27 @@
 import { expect } from '@jest/globals';
 import { apiClient, type Schemas } from './contract.js';
 
-// A browser's view of the dashboard's JSON operations: it keeps the session cookie the server
-// sets and sends the session's CSRF token, like the dashboard's pages do. Every response is
+// A browser's view of the dashboard's JSON operations: it keeps the session and device cookies
+// the server sets and sends the session's CSRF token, like the dashboard's pages do. Every response is
 // checked against the contract (apiClient).
 
 export class DashboardBrowser {
   cookie: string | undefined;
+  /** the device cookie (src/domain/sign-in/devices.ts), which outlives sessions */
+  device: string | undefined;
   csrf: string | undefined;
   readonly client;
+
+  /** The Cookie header this browser sends. */
+  cookies(): string {
+    return [`svc_session=${this.cookie}`, ...(this.device ? [`svc_device=${this.device}`] : [])].join('; ');
+  }
 
   constructor(readonly baseUrl: string) {
     this.client = apiClient(baseUrl);
     this.client.use({
       onRequest: ({ request }) => {
-        if (this.cookie && !request.headers.has('Cookie')) request.headers.set('Cookie', `svc_session=${this.cookie}`);
+        if ((this.cookie || this.device) && !request.headers.has('Cookie')) request.headers.set('Cookie', this.cookies());
         if (this.csrf && request.method !== 'GET' && !request.headers.has('X-CSRF-Token')) request.headers.set('X-CSRF-Token', this.csrf);
         return request;
       },
@@ -22,6 +29,8 @@ export class DashboardBrowser {
         const set = response.headers.get('set-cookie');
         const match = set?.match(/svc_session=([^;]*)/);
         if (match) this.cookie = match[1] || undefined;
+        const device = set?.match(/svc_device=([^;]*)/);
+        if (device) this.device = device[1] || undefined;
         return response;
       },
     });
@@ -47,7 +56,7 @@ export class DashboardBrowser {
 
   /** A dashboard page as a browser without JavaScript gets it (redirects not followed). */
   async page(path: string): Promise<{ status: number; html: string }> {
-    const res = await fetch(`${this.baseUrl}${path}`, { headers: { Cookie: `svc_session=${this.cookie}` }, redirect: 'manual' });
+    const res = await fetch(`${this.baseUrl}${path}`, { headers: { Cookie: this.cookies() }, redirect: 'manual' });
     return { status: res.status, html: await res.text() };
   }
 
@@ -56,7 +65,7 @@ export class DashboardBrowser {
   async submit(path: string, fields: Record<string, string> | [string, string][] = {}, csrf = this.csrf!): Promise<{ status: number; html: string; location: string | null }> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method: 'POST',
-      headers: { Cookie: `svc_session=${this.cookie}`, 'Content-Type': 'application/x-www-form-urlencoded', Origin: this.baseUrl },
+      headers: { Cookie: this.cookies(), 'Content-Type': 'application/x-www-form-urlencoded', Origin: this.baseUrl },
       body: new URLSearchParams([['csrf_token', csrf], ...(Array.isArray(fields) ? fields : Object.entries(fields))]),
       redirect: 'manual',
     });
@@ -82,13 +91,20 @@ export async function mailTo(to: string): Promise<{ subject: string; text: strin
   return (await res.json()) as { subject: string; text: string }[];
 }
 
-/** The token of the newest link in the mail to `to` whose path ends with `path`. */
-export async function linkToken(to: string, path: string): Promise<string> {
-  const mails = await mailTo(to);
-  const links = mails.flatMap((m) => [...m.text.matchAll(/https?:\/\/\S+/g)].map((x) => new URL(x[0]))).filter((u) => u.pathname.endsWith(path));
-  const token = links.at(-1)?.searchParams.get('token');
-  if (!token) throw new Error(`no ${path} link in the mail to ${to}: ${JSON.stringify(mails)}`);
-  return token;
+/**
+ * The token of the newest link in the mail to `to` whose path ends with `path`, once there are at
+ * least `links` such links (reset links are mailed by a job, a moment after the request's answer).
+ */
+export async function linkToken(to: string, path: string, links = 1): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const mails = await mailTo(to);
+    const found = mails.flatMap((m) => [...m.text.matchAll(/https?:\/\/\S+/g)].map((x) => new URL(x[0]))).filter((u) => u.pathname.endsWith(path));
+    const token = found.length >= links ? found.at(-1)?.searchParams.get('token') : undefined;
+    if (token) return token;
+    if (Date.now() > deadline) throw new Error(`no ${links} ${path} link(s) in the mail to ${to} within 15 s: ${JSON.stringify(mails)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 let counter = 0;

@@ -15,6 +15,7 @@ import { COLLECTION } from '../../../src/search-index/weaviate.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { startBillingWorker } from '../../../src/jobs/billing-worker.js';
 import { startIngestionWorker } from '../../../src/jobs/ingestion-worker.js';
+import { startMailWorker } from '../../../src/jobs/mail-worker.js';
 import { closeServer, onCleanup } from './cleanup.js';
 
 export const HASH_SECRET = 'integration-tests-secret-0123456789abcdef';
@@ -131,6 +132,7 @@ export async function startServer(
       rootDir: process.cwd(),
       streamHeartbeatMs: options.streamHeartbeatMs ?? config.STREAM_HEARTBEAT_MS,
     });
+    await startMailWorker(services.jobs, orm, services, options.clock ?? systemClock, log);
     if (services.payments) stopBillingSweep = await startBillingWorker(services.jobs, orm, services.payments, services.billing, options.clock ?? systemClock, log);
     if (options.ingestion) {
       stopSweep = await startIngestionWorker(services.jobs, orm, services, options.clock ?? systemClock, log, { ...ingestionSettings(config), sweepMs: 2_000 });
