@@ -372,6 +372,16 @@ describe('delivery', () => {
     expect(logged!.attempts[0]!.response_time_ms).toBeGreaterThanOrEqual(0);
   });
 
+  test('an answer with a NUL byte is logged (the NUL replaced) and ends the delivery, which arrives once', async () => {
+    const { key } = await newKey(server.orm, { plan: 'pro' });
+    const path = receiverPath(answer(200, 'ok\u0000done'));
+    const { endpoint } = await createEndpoint(key, path);
+    await sendTest(key, endpoint.id);
+    const [logged] = await settled(key, endpoint.id, (list) => list[0]?.state === 'succeeded');
+    expect(logged!.attempts).toEqual([expect.objectContaining({ status: 200, response_body: 'ok\uFFFDdone' })]);
+    expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
+  });
+
   test('a failing receiver gets the retries of the schedule, then the endpoint is disabled and its owner emailed', async () => {
     const email = uniqueEmail('webhook-owner');
     const browser = new DashboardBrowser(server.url);

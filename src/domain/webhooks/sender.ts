@@ -59,5 +59,7 @@ async function readStart(response: IncomingMessage): Promise<string> {
     size += chunk.length;
     if (size >= RESPONSE_BODY_BYTES) break;
   }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8');
+  // PostgreSQL's text holds no NUL: one in the answer failed the attempt's record, and so the
+  // delivery was taken and sent again for ever
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
