@@ -41,6 +41,15 @@ describe('webhook endpoint URLs', () => {
     },
   );
 
+  test.each([
+    ['https://user:secret@hooks.example.org/', 'it contains a user name or password; remove them from the URL'],
+    ['https://hooks.example.org:0/svcai', 'port 0 cannot be connected to; give the port the server listens on, or none for 443'],
+    ['https://168.63.129.16/hook', 'only HTTPS URLs to hosts with public addresses are'],
+  ])('%s is refused saying what is wrong', async (url, reason) => {
+    const message = `'${url}' is not allowed: ${reason}`;
+    await expect(checkEndpointUrl(url, resolving({ 'hooks.example.org': ['93.184.216.34'] }))).rejects.toMatchObject({ message: `Field 'url': ${message}.` });
+  });
+
   test.each(['ENOTFOUND', 'EAI_AGAIN'])('a host whose lookup fails (%s) is refused, saying it could not be resolved', async (code) => {
     const failing: WebhookNetwork = { ...publicNetwork, resolver: () => Promise.reject(Object.assign(new Error(`getaddrinfo ${code}`), { code })) };
     const message = "'https://nowhere.example.org/hook' is not allowed: its host 'nowhere.example.org' could not be resolved: check the name, or try again once its DNS records are published";

@@ -31,6 +31,11 @@ const BLOCKED_HOSTNAMES = new Set(['localhost', 'metadata.google.internal', 'met
 // IPv4-compatible ::a.b.c.d, is "unicast" to ipaddr.js but never a public server.
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
+// Public addresses that a cloud platform answers from inside its own network: Azure's WireServer
+// (agent and metadata traffic) and Oracle Cloud's metadata service. Others' metadata addresses are
+// link-local, private or shared (169.254.169.254, fd00:ec2::254, Alibaba's 100.100.100.200).
+const CLOUD_PLATFORM_ADDRESSES = new Set(['168.63.129.16', '192.0.0.192']);
+
 /** True only for a globally routable unicast address, given as a plain IPv4 or IPv6 literal. */
 export function isPublicAddress(ip: string): boolean {
   // Strict literals only: ipaddr.js also accepts forms like '0x7f.1', and a zone id ('%eth0')
@@ -38,7 +43,7 @@ export function isPublicAddress(ip: string): boolean {
   if (isIP(ip) === 0 || ip.includes('%')) return false;
   // process() unwraps IPv4-mapped IPv6 (::ffff:a.b.c.d) so the IPv4 ranges apply to it
   const address = ipaddr.process(ip);
-  if (address.range() !== 'unicast') return false;
+  if (address.range() !== 'unicast' || CLOUD_PLATFORM_ADDRESSES.has(address.toString())) return false;
   return address.kind() === 'ipv4' || address.match(GLOBAL_UNICAST_V6);
 }
 
@@ -63,16 +68,10 @@ export function ipLiteralOf(url: URL): string | null {
 export function checkUrl(raw: string): URL {
   if (CONTROL.test(raw)) throw new UnsafeUrlError(raw, 'it contains control characters (such as a tab or a line break); remove them');
   const url = URL.parse(raw);
-  if (
-    url === null ||
-    url.protocol !== 'https:' ||
-    url.username !== '' ||
-    url.password !== '' ||
-    url.hostname === '' ||
-    isBlockedHostname(url.hostname)
-  ) {
-    throw new UnsafeUrlError(raw);
-  }
+  if (url === null || url.protocol !== 'https:' || url.hostname === '' || isBlockedHostname(url.hostname)) throw new UnsafeUrlError(raw);
+  if (url.username !== '' || url.password !== '') throw new UnsafeUrlError(raw, 'it contains a user name or password; remove them from the URL');
+  // nothing listens on port 0: every connection to it fails
+  if (url.port === '0') throw new UnsafeUrlError(raw, 'port 0 cannot be connected to; give the port the server listens on, or none for 443');
   const literal = ipLiteralOf(url);
   if (literal !== null && !isPublicAddress(literal)) throw new UnsafeUrlError(raw);
   return url;
