@@ -242,7 +242,7 @@ export function webhookSettings(config: Config): { network: WebhookNetwork; deli
   const network = config.WEBHOOKS_TEST_LOOPBACK_SUFFIX ? loopbackTestNetwork(config.WEBHOOKS_TEST_LOOPBACK_SUFFIX, ca) : { ...publicNetwork, ca };
   return {
     network,
-    delivery: { retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS, batch: 10 },
+    delivery: { retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS, batch: 10, perAccount: 3 },
     pollMs: config.WEBHOOK_POLL_MS,
   };
 }

@@ -7,7 +7,7 @@ import type { Services } from '../services.js';
 /**
  * The webhook outbox relay of this process: every `pollMs` it turns new events into deliveries
  * and starts the due ones (src/domain/webhooks/dispatch.ts), keeping at most `batch` attempts
- * under way, one an endpoint; each attempt that ends makes room for the next at once. Any number
+ * under way, one an endpoint and `perAccount` an account; each attempt that ends makes room for the next at once. Any number
  * of processes may run one: rows are taken with SKIP LOCKED, and everything it needs is in the
  * database, so events committed by a process that died are delivered by the next one that polls.
  */
@@ -18,6 +18,8 @@ export class WebhookWorker {
   private prunedAt = 0;
   /** the attempts under way, by endpoint */
   private readonly underWay = new Map<string, Promise<void>>();
+  /** how many of them each account has */
+  private readonly accountsUnderWay = new Map<string, number>();
   private filling: Promise<void> | undefined;
   private fillAgain = false;
 
@@ -79,11 +81,15 @@ export class WebhookWorker {
     const places = delivery.batch - this.underWay.size;
     if (this.stopped || places <= 0) return;
     const deps = { network, mailer: this.services.mailer, settings: delivery, now: () => this.clock.now(), log: this.log };
-    for (const { endpointId, done } of await startDue(this.orm.em.fork(), deps, places, [...this.underWay.keys()])) {
+    for (const { endpointId, accountId, done } of await startDue(this.orm.em.fork(), deps, places, [...this.underWay.keys()], this.accountsUnderWay)) {
+      this.accountsUnderWay.set(accountId, (this.accountsUnderWay.get(accountId) ?? 0) + 1);
       this.underWay.set(
         endpointId,
         done.finally(() => {
           this.underWay.delete(endpointId);
+          const left = (this.accountsUnderWay.get(accountId) ?? 1) - 1;
+          if (left > 0) this.accountsUnderWay.set(accountId, left);
+          else this.accountsUnderWay.delete(accountId);
           // its place, and its endpoint's next delivery, may be taken at once
           if (!this.stopped) this.fill().catch((error: unknown) => this.log.warn({ err: error }, 'webhook relay failed; it tries again at its next poll'));
         }),

@@ -75,11 +75,13 @@ describe('URL attachments on POST /api/v1/dev/query', () => {
     ['https://localhost/notes/osmosis.txt'],
     ['https://169.254.169.254/latest/meta-data/'],
     ['https://[::1]/x.txt'],
-    ['https://user:pass@files.test/notes/osmosis.txt'],
-  ])('%s is refused as unsafe', async (url) => {
+    ['https://168.63.129.16/x.txt'],
+    ['https://user:pass@files.test/notes/osmosis.txt', ', without a user name or password: remove them'],
+    ['https://files.test:0/notes/osmosis.txt', ', on a port a server listens on (not 0)'],
+  ])('%s is refused as unsafe', async (url, what = '') => {
     const res = await ask([{ url }]);
     expect(res.response.status).toBe(400);
-    expect(detailOf(res.error)).toBe(`Attachment URL '${url}' is unsafe or invalid: only HTTPS URLs to public domains are allowed.`);
+    expect(detailOf(res.error)).toBe(`Attachment URL '${url}' is unsafe or invalid: only HTTPS URLs to public domains are allowed${what}.`);
   });
 
   test('a redirect from an allowed host to a private address is refused and never followed', async () => {

@@ -203,7 +203,7 @@ describe('webhook endpoints over the API', () => {
     for (const url of ['http://receiver.test/hook', 'https://127.0.0.1/hook', 'https://10.0.0.5/hook', 'https://localhost/hook', 'https://user:pw@receiver.test/hook', 'https://169.254.169.254/latest']) {
       const { response, error } = await client.POST(ENDPOINTS, { body: { url, event_types: ['api_key.created'] } });
       expect({ url, status: response.status }).toEqual({ url, status: 400 });
-      expect((error as Schemas['Detail']).detail).toMatch(/^Field 'url': .* only HTTPS URLs to hosts with public addresses are\.$/);
+      expect((error as Schemas['Detail']).detail).toMatch(/^Field 'url': .* only HTTPS URLs to (hosts with public addresses are|public domains are allowed, without a user name or password: remove them)\.$/);
       // a JSON Pointer, as the contract's ValidationError says
       expect((error as Schemas['ValidationError']).errors).toEqual([{ path: '/url', message: expect.any(String) }]);
     }
@@ -478,6 +478,30 @@ describe('delivery', () => {
     await receiver.waitFor(otherPath, 1, 30_000);
     // relayed earliest first, ten at a time, the backlog's attempts would all time out first
     expect(slowEnded).toBeLessThan(10);
+  });
+
+  test("one account's receivers that never answer hold at most its share of the relay's places: another account's delivery goes out at once", async () => {
+    const slow = await newKey(server.orm, { plan: 'pro' });
+    const other = await newKey(server.orm, { plan: 'pro' });
+    // each of 12 endpoints reads its request and never answers (the relay's 1 s timeout ends it)
+    let open = 0;
+    let mostOpen = 0;
+    const slowPaths = Array.from({ length: 12 }, () =>
+      receiverPath((_req, res) => {
+        mostOpen = Math.max(mostOpen, ++open);
+        res.on('close', () => open--);
+      }),
+    );
+    const otherPath = receiverPath();
+    const slowEndpoints = [];
+    for (const path of slowPaths) slowEndpoints.push((await createEndpoint(slow.key, path)).endpoint);
+    const { endpoint: otherEndpoint } = await createEndpoint(other.key, otherPath);
+    for (const endpoint of slowEndpoints) await sendTest(slow.key, endpoint.id);
+    await receiver.waitFor(slowPaths[2]!, 1, 15_000);
+    await sendTest(other.key, otherEndpoint.id);
+    await receiver.waitFor(otherPath, 1, 15_000);
+    // all 10 places would be the slow account's, for a second at a time, without its share of 3
+    expect(mostOpen).toBe(3);
   });
 
   test('after a rotation both secrets verify each event for the grace period', async () => {

@@ -42,8 +42,8 @@ describe('webhook endpoint URLs', () => {
   );
 
   test.each([
-    ['https://user:secret@hooks.example.org/', 'it contains a user name or password; remove them from the URL'],
-    ['https://hooks.example.org:0/svcai', 'port 0 cannot be connected to; give the port the server listens on, or none for 443'],
+    ['https://user:secret@hooks.example.org/', 'only HTTPS URLs to public domains are allowed, without a user name or password: remove them'],
+    ['https://hooks.example.org:0/svcai', 'only HTTPS URLs to public domains are allowed, on a port a server listens on (not 0)'],
     ['https://168.63.129.16/hook', 'only HTTPS URLs to hosts with public addresses are'],
   ])('%s is refused saying what is wrong', async (url, reason) => {
     const message = `'${url}' is not allowed: ${reason}`;

@@ -11,7 +11,7 @@ export function shownUrl(rawUrl: string): string {
 }
 
 export class UnsafeUrlError extends InvalidAttachmentError {
-  /** `reason`: what is wrong when it is not the scheme, credentials or address (the policy is said then) */
+  /** `reason`: what is wrong, when the general policy (said without one) does not say it: control characters, credentials, port 0 */
   constructor(
     rawUrl: string,
     readonly reason?: string,
@@ -69,9 +69,9 @@ export function checkUrl(raw: string): URL {
   if (CONTROL.test(raw)) throw new UnsafeUrlError(raw, 'it contains control characters (such as a tab or a line break); remove them');
   const url = URL.parse(raw);
   if (url === null || url.protocol !== 'https:' || url.hostname === '' || isBlockedHostname(url.hostname)) throw new UnsafeUrlError(raw);
-  if (url.username !== '' || url.password !== '') throw new UnsafeUrlError(raw, 'it contains a user name or password; remove them from the URL');
+  if (url.username !== '' || url.password !== '') throw new UnsafeUrlError(raw, 'only HTTPS URLs to public domains are allowed, without a user name or password: remove them');
   // nothing listens on port 0: every connection to it fails
-  if (url.port === '0') throw new UnsafeUrlError(raw, 'port 0 cannot be connected to; give the port the server listens on, or none for 443');
+  if (url.port === '0') throw new UnsafeUrlError(raw, 'only HTTPS URLs to public domains are allowed, on a port a server listens on (not 0)');
   const literal = ipLiteralOf(url);
   if (literal !== null && !isPublicAddress(literal)) throw new UnsafeUrlError(raw);
   return url;

@@ -21,6 +21,8 @@ export interface DeliverySettings {
   disableAfterMs: number;
   /** deliveries attempted at once by one process, at most one an endpoint */
   batch: number;
+  /** of those, at most this many for one account's endpoints, so that one account's slow receivers never hold them all */
+  perAccount: number;
 }
 
 export interface DeliveryDeps {
@@ -94,34 +96,46 @@ export async function pruneEvents(em: EntityManager, now: Date): Promise<number>
 // endpoint that answers slowly (or never, until the timeout) holds one place of the relay, not
 // all of them, and every other account's deliveries go on beside it. Each endpoint costs one probe
 // of the pending deliveries' index (Migration20261128100000), however long its backlog.
-const CLAIM = `update webhook_delivery set next_attempt_at = ? where id in (
-    select d.id from webhook_endpoint e cross join lateral (
-        select id, next_attempt_at from webhook_delivery
-          where endpoint_id = e.id and state = 'pending' and next_attempt_at <= ?
-          order by next_attempt_at limit 1 for update skip locked) d
-      where not (e.id = any(?::uuid[]))
-      order by d.next_attempt_at limit ?)
-  returning id, endpoint_id`;
+const CLAIM = `update webhook_delivery w set next_attempt_at = ? from webhook_endpoint owner
+  where owner.id = w.endpoint_id and w.id in (
+    select id from (
+        select d.id, d.next_attempt_at, e.account_id,
+            row_number() over (partition by e.account_id order by d.next_attempt_at) as nth
+          from webhook_endpoint e cross join lateral (
+            select id, next_attempt_at from webhook_delivery
+              where endpoint_id = e.id and state = 'pending' and next_attempt_at <= ?
+              order by next_attempt_at limit 1 for update skip locked) d
+          where not (e.id = any(?::uuid[]))) due
+      -- an account's places: those left of its share after its attempts under way
+      where nth <= ?::int - coalesce((select sum(used) from unnest(?::uuid[], ?::int[]) as u(account_id, used) where u.account_id = due.account_id), 0)
+      order by next_attempt_at limit ?)
+  returning w.id, w.endpoint_id, owner.account_id`;
 
 /** An attempt under way: its endpoint, and the attempt, which settles once its outcome is recorded (or its failure logged). */
 export interface AttemptUnderWay {
   endpointId: string;
+  accountId: string;
   done: Promise<void>;
 }
 
 /**
- * Takes up to `places` due deliveries (leased), at most one an endpoint and none of the endpoints
- * in `busy`, and starts attempting them; each records its outcome. The caller keeps at most
- * `settings.batch` under way.
+ * Takes up to `places` due deliveries (leased), at most one an endpoint, none of the endpoints
+ * in `busy`, and for each account no more than its share (`settings.perAccount`) less its
+ * attempts under way (`busyAccounts`), and starts attempting them; each records its outcome. The
+ * caller keeps at most `settings.batch` under way.
  */
-export async function startDue(em: EntityManager, deps: DeliveryDeps, places: number, busy: string[]): Promise<AttemptUnderWay[]> {
+export async function startDue(em: EntityManager, deps: DeliveryDeps, places: number, busy: string[], busyAccounts: Map<string, number>): Promise<AttemptUnderWay[]> {
   const now = deps.now();
   // the lease outlasts one attempt, so that nobody else takes the delivery meanwhile
   const lease = new Date(now.getTime() + deps.settings.timeoutMs + 30_000);
   // the ids as one array literal: the query builder would spread a list into several values
-  const claimed: { id: string; endpoint_id: string }[] = await em.getConnection().execute(CLAIM, [lease, now, `{${busy.join(',')}}`, places]);
-  return claimed.map(({ id, endpoint_id }) => ({
+  const accounts = [...busyAccounts.keys()];
+  const claimed: { id: string; endpoint_id: string; account_id: string }[] = await em
+    .getConnection()
+    .execute(CLAIM, [lease, now, `{${busy.join(',')}}`, deps.settings.perAccount, `{${accounts.join(',')}}`, `{${accounts.map((a) => busyAccounts.get(a)).join(',')}}`, places]);
+  return claimed.map(({ id, endpoint_id, account_id }) => ({
     endpointId: endpoint_id,
+    accountId: account_id,
     // a failure (the database gone mid-attempt) leaves the delivery leased: it is taken again after the lease
     done: deliverOne(em.fork(), id, deps).catch((error: unknown) => deps.log.warn({ err: error, delivery: id }, 'webhook attempt failed to record; it is taken again after its lease')),
   }));
