@@ -24,7 +24,7 @@ export function keyRefusal(kind: KeyRefusal): AuthenticationError | ForbiddenErr
     case 'revoked':
       return new AuthenticationError('api_key_revoked', 'This API key has been revoked.');
     case 'expired':
-      return new AuthenticationError('api_key_revoked', 'This API key has expired: create a new key in the dashboard.');
+      return new AuthenticationError('api_key_revoked', 'This API key has expired (a rolled key expires when its grace period ends): use the key that replaced it, or create a new key in the dashboard.');
     case 'no_subscription':
       return new ForbiddenError(
         'This API key does not have permission to access this resource: its account has no active subscription. Subscribe to the Free plan or a paid plan.',
