@@ -1418,8 +1418,9 @@ export interface components {
             quota_remaining: number;
             /**
              * @description Percentage of the monthly quota used, rounded to two decimals
-             *     (`total_requests / monthly_quota * 100`). May exceed 100 after a change to a plan
-             *     with a smaller quota.
+             *     (`total_requests / monthly_quota * 100`). This operation counts as a request, so it
+             *     answers `429` once the key's quota or day is used up (after a change to a plan with a
+             *     smaller quota too); the dashboard's usage page still shows the figures then.
              * @example 6.85
              */
             quota_percentage: number;
