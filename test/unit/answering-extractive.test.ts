@@ -106,6 +106,18 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('What organs are the female gonads?', [passage(text)]).answer).toBe('The female gonads are the ovaries, which make eggs.');
   });
 
+  test("a list item's later sentences on its line are the item's too, never quoted without its subject", () => {
+    // the segmenter ends a sentence after "#NAME?" and "=COUNT counts numbers.": the tails alone would answer for another error
+    const text = [
+      'Spreadsheet errors tell you what went wrong in a formula.',
+      '• #NAME? appears when the function name is misspelt, for example =SUMM(B2:B6).',
+      '- =COUNT counts cells with numbers. =COUNTA counts cells that are not empty, including text.',
+      'The #VALUE! error appears when a formula uses text where a number is needed.',
+    ].join('\n');
+    expect(extractiveAnswer('When does the #VALUE! error appear?', [passage(text)]).answer).toBe('The #VALUE! error appears when a formula uses text where a number is needed.');
+    expect(extractiveAnswer('Which function counts cells that are not empty?', [passage(text)]).answer).not.toMatch(/=COUNTA counts/);
+  });
+
   test('exam items in any script and questions on their own line are never quoted; a question inside a paragraph may be', () => {
     const paper = [
       '(අ) ප්‍රභාසංශ්ලේෂණය සිදු වන ශාක සෛල ඉන්ද්‍රියිකාව නම් කරන්න.',

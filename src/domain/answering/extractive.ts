@@ -36,6 +36,10 @@ const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\
 // List items and Markdown headings are fragments, whatever punctuation they end with, and so is
 // text with list items run into it ("... you will be able to: • Describe ... • List ...")
 const FRAGMENT = /^(#|[-•*▪◦–]\s)|\s[•▪◦]\s/u;
+// A list item, whose later sentences on its line are fragments too: "• #DIV/0! appears when ..."
+// is one item that the sentence segmenter cuts after "#DIV/0!", and its tail without its subject
+// would answer for another error
+const LIST_ITEM = /^[-•*▪◦–]\s/u;
 // A caption's label before its sentence ("Figure 29.7 Vertebrata are ...")
 const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
 // An exam paper's mark allocation ("[4 marks]", "(ලකුණු 2)") is furniture: neither quoted nor matched ("a set of marks")
@@ -367,6 +371,8 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   const afterProse: boolean[] = [];
   // whether each sentence starts on the line where the one before it ends
   const onLine: boolean[] = [];
+  // whether each sentence is a list item or the rest of one on its line
+  const inItem: boolean[] = [];
   let previousEnd = -1;
   for (const { start, end } of sentenceSpans(text)) {
     const sameLine = previousEnd >= 0 && !text.slice(previousEnd, start).includes('\n');
@@ -382,7 +388,8 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, '').replace(MARK_ALLOCATION, ''));
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
     onLine.push(sameLine);
-    out.push({ text: cleaned, ...classify(cleaned, afterProse.at(-1)!) });
+    inItem.push(LIST_ITEM.test(cleaned) || (sameLine && inItem.at(-1) === true));
+    out.push({ text: cleaned, ...(inItem.at(-1) ? { prose: false, answers: false } : classify(cleaned, afterProse.at(-1)!)) });
   }
   // a question that prose follows on its line is in a paragraph too, where a PDF's line starts with it
   // ("What is special about this element that makes diamond so hard? Bonds. Chemical bonds.")
