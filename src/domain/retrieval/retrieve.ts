@@ -27,6 +27,14 @@ export interface Retrieval {
 export const HYBRID: Omit<HybridSearch, 'vector'> = { alpha: 0.6, fusion: 'relativeScore' };
 
 /**
+ * The question's first this many characters are embedded (BM25 still reads all of it): a
+ * question is seldom longer, and the embeddings server's time grows with the text, 1.5 s of its
+ * one thread for a 2,000-character Sinhala question here, which a key could ask 200 times a minute.
+ */
+export const EMBEDDED_QUESTION_CHARS = 500;
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
  * The store's chunks that best match the question under the filters, best first: hybrid (BM25
  * over the analysed words and stems, plus the question's embedding) when an embedder is
  * configured and answers, else BM25 alone. An embeddings endpoint that fails never fails the
@@ -42,7 +50,7 @@ export async function retrieve(
   let vector: number[] | undefined;
   if (embedder) {
     try {
-      [vector] = await embedder.embed([request.question], 'query');
+      [vector] = await embedder.embed([embeddedQuestion(request.question)], 'query');
     } catch (error) {
       // the embedder reports (and logs) its endpoint's failures as ServiceErrors; anything else is a defect
       if (!(error instanceof ServiceError)) throw error;
@@ -52,4 +60,15 @@ export async function retrieve(
   if (!terms && !stems) return { hits: [], mode };
   const hits = await index.search(request.store, { terms, stems, filters: request.filters, limit: request.limit, hybrid: vector ? { vector, ...settings } : undefined });
   return { hits, mode };
+}
+
+/** The part of a question that is embedded: its first EMBEDDED_QUESTION_CHARS characters, not cutting a surrogate pair or a grapheme cluster's marks. */
+export function embeddedQuestion(question: string): string {
+  if (question.length <= EMBEDDED_QUESTION_CHARS) return question;
+  let cut = 0;
+  for (const { index } of GRAPHEMES.segment(question)) {
+    if (index > EMBEDDED_QUESTION_CHARS) break;
+    cut = index;
+  }
+  return question.slice(0, cut);
 }
