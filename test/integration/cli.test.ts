@@ -138,7 +138,7 @@ describe('npm run ingest', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('tides.md: 2 pages, 1 chunks');
     expect(result.stderr).toContain(`store '${store}': 1 documents (0 replaced), 2 pages, 1 chunks; 2 failed`);
-    expect(result.stderr).toContain('failed: empty.md: empty.md is empty: no text to index');
+    expect(result.stderr).toContain('failed: empty.md: empty.md is empty: it has no text to read');
     expect(result.stderr).toContain('failed: fake.pdf: fake.pdf is not a readable PDF');
 
     const again = await run('ingest', '--store', store, '--shared', '--subject', 'Geography', '--grade', '9', '--category', 'short-notes', '--language', 'english', join(dir, 'tides.md'));

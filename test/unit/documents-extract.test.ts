@@ -42,7 +42,7 @@ describe('extractDocument: text files', () => {
     ['blank', ' \n\t\n'],
     ['nothing but markers', '--- PAGE 1 ---\n\n--- PAGE 2 ---\n   '],
   ])('a file that is %s is refused', async (_, text) => {
-    expect((await failure('notes.md', utf8(text))).message).toBe('notes.md is empty: no text to index');
+    expect((await failure('notes.md', utf8(text))).message).toBe('notes.md is empty: it has no text to read');
   });
 
   test('markers may skip pages and text before the first is page 1', async () => {

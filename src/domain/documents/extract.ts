@@ -42,7 +42,7 @@ export async function textPages(fileName: string, bytes: Uint8Array, work: Heavy
   } catch (error) {
     throw unreadable(fileName, error, () => `${fileName} is not valid UTF-8 text; save it as UTF-8 and upload it again`);
   }
-  if (pages.every((p) => p.text.trim() === '')) throw new UnreadableDocumentError(`${fileName} is empty: no text to index`);
+  if (pages.every((p) => p.text.trim() === '')) throw new UnreadableDocumentError(`${fileName} is empty: it has no text to read`);
   const problem = markedPagesProblem(pages);
   if (problem) throw new UnreadableDocumentError(`${fileName} ${problem}`);
   return pages;
