@@ -25,6 +25,13 @@ describe('terms', () => {
     expect(terms('cafe\u0301')).toEqual(terms('café'));
   });
 
+  test('compatibility forms match their plain letters: fullwidth, ligatures', () => {
+    expect(terms('ＷＨＡＴ ＩＳ ＥＬＥＣＴＲＯＮＥＧＡＴＩＶＩＴＹ？')).toEqual(['electronegativity']);
+    expect(terms('ﬁnd the ﬂower')).toEqual(['find', 'flower']);
+    // Sinhala and Tamil words come out as before (the joiner aside, as always)
+    expect(terms('ප්‍රභාසංශ්ලේෂණය ஒளிச்சேர்க்கை')).toEqual(['ප්රභාසංශ්ලේෂණය', 'ஒளிச்சேர்க்கை']);
+  });
+
   test('analysedText joins the terms with single spaces', () => {
     expect(analysedText('The  sun\nand ජලය   வானிலை.')).toBe('sun ජලය வானிலை');
   });

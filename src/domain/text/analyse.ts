@@ -39,10 +39,14 @@ const ENGLISH_SUFFIXES: [RegExp, string, number][] = [
 ];
 const LATIN_WORD = /^[a-z]+$/;
 
-/** Lowercased words without English stopwords or punctuation; numbers stay. */
+/**
+ * Lowercased words without English stopwords or punctuation; numbers stay. Compatibility forms
+ * are folded (NFKC: fullwidth letters typed by East Asian keyboards, a PDF's ﬁ ligature): only
+ * for matching, the text itself is quoted as written. Sinhala and Tamil have no such forms.
+ */
 export function terms(text: string): string[] {
   const out: string[] = [];
-  for (const { segment, isWordLike } of WORDS.segment(normalise(text).toLowerCase())) {
+  for (const { segment, isWordLike } of WORDS.segment(normalise(text).normalize('NFKC').toLowerCase())) {
     if (!isWordLike) continue;
     const term = segment.replace(JOINERS, '');
     if (HAS_LETTER_OR_DIGIT.test(term) && !STOPWORDS.has(term)) out.push(term);
