@@ -72,12 +72,33 @@ export function startProcess(command: string, args: string[], options: { env: No
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
   };
+  const groupAlive = (): boolean => {
+    try {
+      process.kill(-child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const groupGone = async (ms: number): Promise<boolean> => {
+    for (const deadline = Date.now() + ms; groupAlive(); await new Promise((resolve) => setTimeout(resolve, 100))) if (Date.now() > deadline) return false;
+    return true;
+  };
   const stop = onCleanup(async () => {
     if (exit === undefined) {
       signalGroup('SIGTERM');
       if (!(await within(exited, STOP_GRACE_MS))) {
         signalGroup('SIGKILL');
         if (!(await within(exited, STOP_GRACE_MS))) throw new Error(`${describe(command, args)} (pid ${child.pid}) survived SIGKILL`);
+      }
+    }
+    // the leader gone, members of its group may live on (a server it ran in the background that
+    // outlived it): they are stopped too
+    if (groupAlive()) {
+      signalGroup('SIGTERM');
+      if (!(await groupGone(STOP_GRACE_MS))) {
+        signalGroup('SIGKILL');
+        if (!(await groupGone(STOP_GRACE_MS))) throw new Error(`the process group of ${describe(command, args)} (pid ${child.pid}) survived SIGKILL`);
       }
     }
     // a descendant that left the group may still hold the pipes: do not wait for it
