@@ -8,6 +8,8 @@ import type { PaymentGateway } from './domain/ports/payment-gateway.js';
 import { PgBossQueue } from './jobs/pg-boss-queue.js';
 import { INGESTION_POLICY } from './jobs/ingestion-worker.js';
 import { GATEWAY_POLICY, type BillingSettings } from './jobs/billing-worker.js';
+import { MAIL_POLICY } from './jobs/mail-worker.js';
+import { PASSWORD_RESET_QUEUE } from './domain/sign-in/accounts.js';
 import { NOTIFICATION_QUEUE } from './domain/billing/notifications.js';
 import { CANCEL_RECURRING_QUEUE } from './domain/billing/recurring-stops.js';
 import { INGESTION_QUEUE } from './domain/knowledge-bases/ingestion-job.js';
@@ -46,6 +48,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
   const jobs = new PgBossQueue(config.DATABASE_URL);
   jobs.define(INGESTION_QUEUE, INGESTION_POLICY);
   for (const queue of [NOTIFICATION_QUEUE, CANCEL_RECURRING_QUEUE]) jobs.define(queue, GATEWAY_POLICY);
+  jobs.define(PASSWORD_RESET_QUEUE, MAIL_POLICY);
   const endpoint = embeddingsEndpoint(config, log);
   return {
     index: new WeaviateSearchIndex({ url: config.WEAVIATE_URL, grpcPort: config.WEAVIATE_GRPC_PORT, apiKey: config.WEAVIATE_API_KEY }),

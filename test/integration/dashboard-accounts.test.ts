@@ -179,7 +179,7 @@ describe('log-in, sessions and log-out', () => {
     const email = uniqueEmail('lockout');
     const own = new DashboardBrowser(server.url);
     await own.signUp(email);
-    expect(own.device).toMatch(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    expect(own.device).toMatch(/^[0-9a-f-]{36}\.[0-9a-z]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
     // someone else uses up the address's allowance (3 here): now even the right password waits there
     for (const expected of [401, 401, 401, 429]) expect((await new DashboardBrowser(server.url).logIn(email, 'guess guess guess')).status).toBe(expected);
     expect((await new DashboardBrowser(server.url).logIn(email, 'a long enough password')).status).toBe(429);
@@ -198,8 +198,8 @@ describe('log-in, sessions and log-out', () => {
     borrowed.device = other.device;
     expect((await borrowed.logIn(email, 'a long enough password')).status).toBe(429);
     const forged = new DashboardBrowser(server.url);
-    const [userId, nonce] = own.device!.split('.');
-    forged.device = `${userId}.${nonce}.${'A'.repeat(43)}`;
+    const [userId, issued, nonce] = own.device!.split('.');
+    forged.device = `${userId}.${issued}.${nonce}.${'A'.repeat(43)}`;
     expect((await forged.logIn(email, 'a long enough password')).status).toBe(429);
 
     // a new browser gets in after a reset, which proves the mailbox
@@ -207,6 +207,10 @@ describe('log-in, sessions and log-out', () => {
     const token = await linkToken(email, '/dashboard/reset-password');
     expect((await new DashboardBrowser(server.url).client.POST('/dashboard/api/password-reset/confirm', { body: { token, password: 'the new password' } })).response.status).toBe(204);
     expect((await new DashboardBrowser(server.url).logIn(email, 'the new password')).status).toBe(200);
+    // and the reset ended the browsers' tokens given under the old password: once someone has used
+    // up the address's allowance again, the old token has no allowance of its own
+    for (let i = 0; i < 3; i++) await new DashboardBrowser(server.url).logIn(email, 'guess guess guess');
+    expect((await own.logIn(email, 'the new password')).status).toBe(429);
   });
 
   test('the log-in page sets and honours the device cookie too', async () => {

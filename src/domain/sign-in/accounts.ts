@@ -6,7 +6,7 @@ import { ConflictError, DependencyUnavailableError, ServiceError } from '../erro
 import type { JobQueue } from '../ports/job-queue.js';
 import type { Mailer } from '../ports/mailer.js';
 import { beginAttempt, attemptSucceeded, forgetAttempts } from './attempts.js';
-import { deviceOf, newDeviceToken } from './devices.js';
+import { deviceNonce, newDeviceToken } from './devices.js';
 import { issueEmailToken, redeemEmailToken } from './email-tokens.js';
 import { checkNewPassword, decoyHash, hashPassword, passwordMatches } from './passwords.js';
 import { endAllSessions, startSession } from './sessions.js';
@@ -73,7 +73,7 @@ export async function signUp(ctx: SignInContext, input: { organisation: string; 
     // retry would meet 409); the overview page mails the link again
     if (!(error instanceof DependencyUnavailableError)) throw error;
   }
-  return { user, ...session, device: newDeviceToken(user.id, ctx.settings.secret) };
+  return { user, ...session, device: newDeviceToken(user, ctx.settings.secret, ctx.now) };
 }
 
 export async function sendVerification(ctx: SignInContext, user: DashboardUser): Promise<void> {
@@ -103,13 +103,12 @@ export async function logIn(ctx: SignInContext, input: { email: string; password
   const user = await ctx.em.findOne(DashboardUser, { email });
   // a browser this person signed in with before has an allowance of its own, so that failures
   // sent from elsewhere, which use up the email address's, never lock them out of it (devices.ts)
-  const device = deviceOf(ctx.device, ctx.settings.secret);
-  const known = device !== null && user !== null && device.userId === user.id;
+  const device = user ? deviceNonce(ctx.device, user, ctx.settings.secret, ctx.now) : null;
   const attempt = await beginAttempt(
     ctx.em,
     [
       { client: `address:${addressBlock(ctx.clientAddress)}`, limit: ctx.settings.failuresPerAddress },
-      known ? { client: `device:${device.nonce}`, limit: ctx.settings.failuresPerEmail } : { client: emailScope('email', email), limit: ctx.settings.failuresPerEmail },
+      device ? { client: `device:${device}`, limit: ctx.settings.failuresPerEmail } : { client: emailScope('email', email), limit: ctx.settings.failuresPerEmail },
     ],
     ctx.now,
   );
@@ -127,7 +126,8 @@ export async function logIn(ctx: SignInContext, input: { email: string; password
     return startSession(tx, user, ctx.settings, ctx.now);
   });
   await attemptSucceeded(ctx.em, attempt);
-  return { user, ...session, device: known ? ctx.device! : newDeviceToken(user.id, ctx.settings.secret) };
+  // a new token at each sign-in: its age counts from the last one
+  return { user, ...session, device: newDeviceToken(user, ctx.settings.secret, ctx.now) };
 }
 
 export async function verifyEmail(ctx: SignInContext, token: string): Promise<DashboardUser> {
