@@ -116,6 +116,9 @@ describe('extractive answers', () => {
     ].join('\n');
     expect(extractiveAnswer('When does the #VALUE! error appear?', [passage(text)]).answer).toBe('The #VALUE! error appears when a formula uses text where a number is needed.');
     expect(extractiveAnswer('Which function counts cells that are not empty?', [passage(text)]).answer).not.toMatch(/=COUNTA counts/);
+    // and so is one joined to the next after a name's initial, which ends no sentence
+    const generals = ['Leaders of the war are listed here.', '• Generals. The leading general was Ulysses S. Grant of Ohio.', 'Many soldiers came from farms in the north.'].join('\n');
+    expect(extractiveAnswer('Who was the leading general from Ohio?', [passage(generals)]).answer).not.toMatch(/Grant/);
   });
 
   test('exam items in any script and questions on their own line are never quoted; a question inside a paragraph may be', () => {

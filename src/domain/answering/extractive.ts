@@ -382,7 +382,7 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // (an exam item after "... A'.B." starts anew: its "B." was no initial)
     if (previous !== undefined && !EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
-      out[out.length - 1] = { text: joined, ...classify(joined, afterProse.at(-1)!) };
+      out[out.length - 1] = { text: joined, ...(inItem.at(-1) ? { prose: false, answers: false } : classify(joined, afterProse.at(-1)!)) };
       continue;
     }
     const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, '').replace(MARK_ALLOCATION, ''));
