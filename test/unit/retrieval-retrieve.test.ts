@@ -32,4 +32,10 @@ describe('retrieve', () => {
     expect(question[embedded[0]!.length]).toMatch(/[\u0D85-\u0DC6 ]/u);
     expect(searched[0]!.terms).toContain('chlorophyll');
   });
+
+  test('a first grapheme cluster longer than the limit (marks stacked on one letter) is cut, never sent empty', async () => {
+    const { embedded, embedder, index } = recording();
+    await retrieve(index, embedder, { store: 'default', question: `a${'\u0301'.repeat(800)} photosynthesis`, filters: {}, limit: 5 });
+    expect(embedded[0]!.length).toBe(EMBEDDED_QUESTION_CHARS);
+  });
 });

@@ -70,5 +70,7 @@ export function embeddedQuestion(question: string): string {
     if (index > EMBEDDED_QUESTION_CHARS) break;
     cut = index;
   }
+  // one cluster longer than that (marks stacked on a letter): cut it, but not inside a surrogate pair
+  if (cut === 0) cut = /[\uD800-\uDBFF]/.test(question[EMBEDDED_QUESTION_CHARS - 1]!) ? EMBEDDED_QUESTION_CHARS - 1 : EMBEDDED_QUESTION_CHARS;
   return question.slice(0, cut);
 }
