@@ -24,9 +24,11 @@ log "Dashboard on http://${HOST:-127.0.0.1}:$PORT/dashboard (sign up, plans, API
 # as `npm start` runs it: its Node options and allocator (README "Performance": memory). In the
 # background so that a TERM or HUP sent to this script alone (not only Ctrl-C to the terminal's
 # group) reaches the API too: otherwise the API outlived the services stopped under it.
+api=""
+# set before the API starts, so that no signal falls between the two: before, it ends this script
+trap 'if [ -n "$api" ]; then kill -TERM "$api" 2>/dev/null || true; else exit 143; fi' INT TERM HUP
 bash "$REPO_DIR/scripts/start.sh" &
 api=$!
-trap 'kill -TERM "$api" 2>/dev/null || true' INT TERM HUP
 status=0
 wait "$api" || status=$?
 # a trapped signal ends `wait` early: wait again for the API's own exit
