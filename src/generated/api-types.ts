@@ -4313,8 +4313,9 @@ export interface components {
          * @description The dashboard session cookie `svc_session` (`HttpOnly`, `SameSite=Lax`, `Path=/dashboard`,
          *     `Secure` when the dashboard is served over HTTPS). A new random token at every sign-in; an
          *     expired cookie (`Max-Age=0`) at log-out. A sign-in also sets the device cookie `svc_device`
-         *     (same attributes, 180 days; kept at log-out): a signed token naming the person, whose failed
-         *     log-ins from that browser count against the browser rather than the email address.
+         *     (same attributes, 180 days; kept at log-out, ended by a password reset): a signed token naming
+         *     the person, whose failed log-ins from that browser count against the browser rather than the
+         *     email address.
          */
         "Set-Cookie": string;
         /**

@@ -174,10 +174,6 @@ function checkBodySpecs(): void {
 
 const EVENT_STREAM = 'text/event-stream';
 const JSON_MEDIA_TYPE = 'application/json';
-// offered to the Accept header as they are sent (Koa adds the charset), so that a range naming
-// the charset (`text/event-stream; charset=utf-8`) matches, and one naming another does not
-const SENT_EVENT_STREAM = `${EVENT_STREAM}; charset=utf-8`;
-const SENT_JSON = `${JSON_MEDIA_TYPE}; charset=utf-8`;
 
 /** The Server-Timing header's value (W3C Server Timing): `name;dur=<ms>`, a tenth of a millisecond apart. */
 function serverTiming(phases: PhaseTiming[]): string {
@@ -192,7 +188,7 @@ function bind(handler: Handler<ApiOperationId>, deps: ApiDeps, catalogue: PlanCa
     // the media types of the answer come from the contract; q-values choose, JSON on a tie or without Accept
     const mediaTypes = Object.keys((c.operation.responses?.['200'] as { content?: Record<string, unknown> } | undefined)?.content ?? {});
     if (mediaTypes.length > 1) ctx.vary('Accept');
-    const eventStream = mediaTypes.includes(EVENT_STREAM) && prefers(ctx.get('Accept') || undefined, SENT_EVENT_STREAM, SENT_JSON);
+    const eventStream = mediaTypes.includes(EVENT_STREAM) && prefers(ctx.get('Accept') || undefined, EVENT_STREAM, JSON_MEDIA_TYPE);
     const closed = new AbortController();
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) closed.abort(new ClientClosedError('The client closed the connection before the response was complete.'));

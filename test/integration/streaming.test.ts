@@ -133,6 +133,7 @@ describe('offline answers as events', () => {
     // a range naming the charset the stream is sent in
     ['text/event-stream; charset=utf-8', SSE],
     ['text/event-stream; charset=iso-8859-1', 'application/json'],
+    ['application/json, text/event-stream; charset=utf-8', 'application/json'],
   ])('Accept: %p answers %s', async (accept, mediaType) => {
     const res = await post(offline, accept);
     expect(res.status).toBe(200);

@@ -3,9 +3,7 @@ import { prefers } from '../../src/http/preferred-media-type.js';
 
 const STREAM = 'text/event-stream';
 const JSON_TYPE = 'application/json';
-// as the API offers them: as it sends them
-const SENT_STREAM = `${STREAM}; charset=utf-8`;
-const SENT_JSON = `${JSON_TYPE}; charset=utf-8`;
+
 
 describe('prefers: the stream only when the Accept header ranks it above JSON', () => {
   test.each([
@@ -31,7 +29,12 @@ describe('prefers: the stream only when the Accept header ranks it above JSON', 
     [`${STREAM}; charset=utf-8, ${JSON_TYPE}; charset=utf-8;q=0.5`, true],
     [`${STREAM}; charset=iso-8859-1`, false],
     [`${JSON_TYPE}; charset=utf-8`, false],
+    // a charset makes a range no more specific: a tie is still JSON's
+    [`${JSON_TYPE}, ${STREAM}; charset=utf-8`, false],
+    [`${STREAM}; charset=utf-8, ${JSON_TYPE}`, false],
+    [`${STREAM}; charset=utf-8;q=0.8, ${JSON_TYPE};q=0.8`, false],
+    [`${STREAM}; charset=utf-8, ${JSON_TYPE};q=0.9`, true],
   ])('Accept %p: %p', (accept, stream) => {
-    expect(prefers(accept, SENT_STREAM, SENT_JSON)).toBe(stream);
+    expect(prefers(accept, STREAM, JSON_TYPE)).toBe(stream);
   });
 });
