@@ -31,10 +31,10 @@ const BLOCKED_HOSTNAMES = new Set(['localhost', 'metadata.google.internal', 'met
 // IPv4-compatible ::a.b.c.d, is "unicast" to ipaddr.js but never a public server.
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-// Public addresses that a cloud platform answers from inside its own network: Azure's WireServer
-// (agent and metadata traffic) and Oracle Cloud's metadata service. Others' metadata addresses are
-// link-local, private or shared (169.254.169.254, fd00:ec2::254, Alibaba's 100.100.100.200).
-const CLOUD_PLATFORM_ADDRESSES = new Set(['168.63.129.16', '192.0.0.192']);
+// A public address that a cloud platform answers from inside its own network: Azure's WireServer
+// (agent and metadata traffic). Others' metadata addresses are link-local, private, shared or
+// reserved, refused as such (169.254.169.254, fd00:ec2::254, Alibaba's 100.100.100.200, Oracle's 192.0.0.192).
+const CLOUD_PLATFORM_ADDRESSES = new Set(['168.63.129.16']);
 
 /** True only for a globally routable unicast address, given as a plain IPv4 or IPv6 literal. */
 export function isPublicAddress(ip: string): boolean {
