@@ -16,10 +16,8 @@ export class WebhookWorker {
   private running: Promise<void> | undefined;
   private stopped = false;
   private prunedAt = 0;
-  /** the attempts under way, by endpoint */
-  private readonly underWay = new Map<string, Promise<void>>();
-  /** how many of them each account has */
-  private readonly accountsUnderWay = new Map<string, number>();
+  /** the attempts under way, by endpoint, with the account each is for */
+  private readonly underWay = new Map<string, { accountId: string; done: Promise<void> }>();
   private filling: Promise<void> | undefined;
   private fillAgain = false;
 
@@ -81,19 +79,16 @@ export class WebhookWorker {
     const places = delivery.batch - this.underWay.size;
     if (this.stopped || places <= 0) return;
     const deps = { network, mailer: this.services.mailer, settings: delivery, now: () => this.clock.now(), log: this.log };
-    for (const { endpointId, accountId, done } of await startDue(this.orm.em.fork(), deps, places, [...this.underWay.keys()], this.accountsUnderWay)) {
-      this.accountsUnderWay.set(accountId, (this.accountsUnderWay.get(accountId) ?? 0) + 1);
-      this.underWay.set(
-        endpointId,
-        done.finally(() => {
+    const accounts = [...this.underWay.values()].map((attempt) => attempt.accountId);
+    for (const { endpointId, accountId, done } of await startDue(this.orm.em.fork(), deps, places, [...this.underWay.keys()], accounts)) {
+      this.underWay.set(endpointId, {
+        accountId,
+        done: done.finally(() => {
           this.underWay.delete(endpointId);
-          const left = (this.accountsUnderWay.get(accountId) ?? 1) - 1;
-          if (left > 0) this.accountsUnderWay.set(accountId, left);
-          else this.accountsUnderWay.delete(accountId);
           // its place, and its endpoint's next delivery, may be taken at once
           if (!this.stopped) this.fill().catch((error: unknown) => this.log.warn({ err: error }, 'webhook relay failed; it tries again at its next poll'));
         }),
-      );
+      });
     }
   }
 
@@ -104,6 +99,6 @@ export class WebhookWorker {
     await this.running;
     // a fill that failed was logged by whoever started it; the attempts under way still finish
     await this.filling?.catch(() => undefined);
-    await Promise.all(this.underWay.values());
+    await Promise.all([...this.underWay.values()].map((attempt) => attempt.done));
   }
 }

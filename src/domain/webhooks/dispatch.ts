@@ -107,7 +107,7 @@ const CLAIM = `update webhook_delivery w set next_attempt_at = ? from webhook_en
               order by next_attempt_at limit 1 for update skip locked) d
           where not (e.id = any(?::uuid[]))) due
       -- an account's places: those left of its share after its attempts under way
-      where nth <= ?::int - coalesce((select sum(used) from unnest(?::uuid[], ?::int[]) as u(account_id, used) where u.account_id = due.account_id), 0)
+      where nth <= ?::int - (select count(*) from unnest(?::uuid[]) as u(account_id) where u.account_id = due.account_id)
       order by next_attempt_at limit ?)
   returning w.id, w.endpoint_id, owner.account_id`;
 
@@ -121,18 +121,17 @@ export interface AttemptUnderWay {
 /**
  * Takes up to `places` due deliveries (leased), at most one an endpoint, none of the endpoints
  * in `busy`, and for each account no more than its share (`settings.perAccount`) less its
- * attempts under way (`busyAccounts`), and starts attempting them; each records its outcome. The
- * caller keeps at most `settings.batch` under way.
+ * attempts under way (`busyAccounts`: the account of each), and starts attempting them; each
+ * records its outcome. The caller keeps at most `settings.batch` under way.
  */
-export async function startDue(em: EntityManager, deps: DeliveryDeps, places: number, busy: string[], busyAccounts: Map<string, number>): Promise<AttemptUnderWay[]> {
+export async function startDue(em: EntityManager, deps: DeliveryDeps, places: number, busy: string[], busyAccounts: string[]): Promise<AttemptUnderWay[]> {
   const now = deps.now();
   // the lease outlasts one attempt, so that nobody else takes the delivery meanwhile
   const lease = new Date(now.getTime() + deps.settings.timeoutMs + 30_000);
   // the ids as one array literal: the query builder would spread a list into several values
-  const accounts = [...busyAccounts.keys()];
   const claimed: { id: string; endpoint_id: string; account_id: string }[] = await em
     .getConnection()
-    .execute(CLAIM, [lease, now, `{${busy.join(',')}}`, deps.settings.perAccount, `{${accounts.join(',')}}`, `{${accounts.map((a) => busyAccounts.get(a)).join(',')}}`, places]);
+    .execute(CLAIM, [lease, now, `{${busy.join(',')}}`, deps.settings.perAccount, `{${busyAccounts.join(',')}}`, places]);
   return claimed.map(({ id, endpoint_id, account_id }) => ({
     endpointId: endpoint_id,
     accountId: account_id,
