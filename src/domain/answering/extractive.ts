@@ -382,18 +382,18 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // (an exam item after "... A'.B." starts anew: its "B." was no initial)
     if (previous !== undefined && !EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
-      out[out.length - 1] = { text: joined, ...(inItem.at(-1) ? { prose: false, answers: false } : classify(joined, afterProse.at(-1)!)) };
+      out[out.length - 1] = { text: joined, ...classify(joined, afterProse.at(-1)!, inItem.at(-1)!) };
       continue;
     }
     const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, '').replace(MARK_ALLOCATION, ''));
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
     onLine.push(sameLine);
     inItem.push(LIST_ITEM.test(cleaned) || (sameLine && inItem.at(-1) === true));
-    out.push({ text: cleaned, ...(inItem.at(-1) ? { prose: false, answers: false } : classify(cleaned, afterProse.at(-1)!)) });
+    out.push({ text: cleaned, ...classify(cleaned, afterProse.at(-1)!, inItem.at(-1)!) });
   }
   // a question that prose follows on its line is in a paragraph too, where a PDF's line starts with it
   // ("What is special about this element that makes diamond so hard? Bonds. Chemical bonds.")
-  for (let i = 0; i + 1 < out.length; i++) if (!out[i]!.answers && onLine[i + 1] && out[i + 1]!.prose) out[i]!.answers = classify(out[i]!.text, true).answers;
+  for (let i = 0; i + 1 < out.length; i++) if (!out[i]!.answers && onLine[i + 1] && out[i + 1]!.prose) out[i]!.answers = classify(out[i]!.text, true, inItem[i]!).answers;
   return out;
 }
 
@@ -453,8 +453,9 @@ function withoutGluedHeading(sentence: string): string {
  * and not a question; a question inside a paragraph (prose before or after it on its line) may
  * still answer: it is not an exam question's line.
  */
-function classify(text: string, inParagraph: boolean): Pick<Sentence, 'prose' | 'answers'> {
-  if (!/\p{L}/u.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text)) return { prose: false, answers: false };
+/** `inItem`: the sentence is a list item, or the rest of one on its line (a fragment whatever it reads like). */
+function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sentence, 'prose' | 'answers'> {
+  if (inItem || !/\p{L}/u.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text)) return { prose: false, answers: false };
   if (/\?["'”’)]*$/u.test(text)) return { prose: false, answers: inParagraph };
   const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
   return { prose, answers: prose };
