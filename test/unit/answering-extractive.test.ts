@@ -148,6 +148,33 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Which property of diamond makes it so hard?', [passage(alone)]).answer).not.toMatch(/^What is special/);
   });
 
+  test('the answer under a question on its own line (an exam item, a worked example) is judged with that question\'s words', () => {
+    // the answer shares none of the question's words but "Ohm": without its exam item it covers too little
+    const paper = [
+      '## ප්‍රශ්නය 1: විද්‍යුතය',
+      '(අ) ඕම් නියමය ප්‍රකාශ කරන්න.',
+      'පිළිතුර: උෂ්ණත්වය නියතව පවතින විට සන්නායකයක් හරහා ගලන ධාරාව එහි දෙකෙළවර අතර විභව අන්තරයට අනුලෝමව සමානුපාතික වේ. එය V = IR ලෙස ලියනු ලැබේ.',
+      '(ආ) 12 V බැටරියකට 4 Ω ප්‍රතිරෝධකයක් සම්බන්ධ කළ විට ගලන ධාරාව ගණනය කරන්න.',
+    ].join('\n');
+    expect(extractiveAnswer('ඕම් නියමය ප්‍රකාශ කරන්න.', [passage(paper, 'sinhala')]).answer).toBe(
+      'පිළිතුර: උෂ්ණත්වය නියතව පවතින විට සන්නායකයක් හරහා ගලන ධාරාව එහි දෙකෙළවර අතර විභව අන්තරයට අනුලෝමව සමානුපාතික වේ. එය V = IR ලෙස ලියනු ලැබේ.',
+    );
+    // a worked example's answer starts with its formula; the exercise's instruction above has the same words
+    const worked = [
+      'ஒரு கணியத்தின் குறித்த சதவீதத்தைக் காண, சதவீதத்தைப் பின்னமாக எழுதிக் கணியத்தால் பெருக்கவும்.',
+      'உதாரணம் 1: 450 ரூபாவின் 20% எவ்வளவு?',
+      '20/100 × 450 = 90. எனவே விடை 90 ரூபா.',
+    ].join('\n');
+    expect(extractiveAnswer('450 ரூபாவின் 20% எவ்வளவு?', [passage(worked, 'tamil')]).answer).toBe('20/100 × 450 = 90. எனவே விடை 90 ரூபா.');
+    // the exam item's statement before its question, on its line, is the question's too
+    const interest = [
+      '(a) Sunil deposits Rs. 50,000 in a bank that pays compound interest at 10% per year. How much will be in the account after 2 years?',
+      'Answer: after the first year the amount is 50,000 × 110/100 = Rs. 55,000. After the second year it is 55,000 × 110/100 = Rs. 60,500.',
+      'Simple interest is paid on the principal only.',
+    ].join('\n');
+    expect(extractiveAnswer('How much does a deposit earn at compound interest?', [passage(interest)]).answer).toMatch(/^Answer: after the first year/);
+  });
+
   test('a sentence of the passage with question words that the best one lacks joins the answer, in the passage\'s order, within 60 words', () => {
     const kidneys =
       'Kidneys filter blood in three steps. Most solutes are filtered out first. ' +
@@ -302,6 +329,14 @@ describe('extractive answers', () => {
       used: [],
     });
     expect(extractiveAnswer('ஒஸ்மோசிஸ் என்றால் என்ன?', []).answer).toMatch(/[\u0B80-\u0BFF]/);
+  });
+
+  test('a passage that shares less than a quarter of the question\'s content words is on another subject: nothing found', () => {
+    const other = passage('The world has seven continents. Asia is the largest of them.');
+    expect(extractiveAnswer('Who won the 2018 football world cup?', [other]).used).toEqual([]);
+    // a quarter is enough: one word of four
+    expect(extractiveAnswer('Which world continent is largest?', [other]).used).toEqual([0]);
+    expect(extractiveAnswer('Who won the football world cup?', [other]).used).toEqual([0]);
   });
 });
 

@@ -18,6 +18,13 @@ const MAX_WORDS_CONTINUING = 45;
 const MAX_WORDS_POINTING_BACK = 60;
 /** An answer takes in a sentence of its passage that has question words it lacks while it stays this many words (45 and 50 answered one SciQ question fewer). */
 const MAX_WORDS_COMPLETING = 60;
+/**
+ * A sentence (with the ones it points back to) answers only if it has at least this share of the
+ * question's content words: one word of five ("world" for "Who won the 2018 football world cup?")
+ * is a passage on another subject. Measured on the shared QA sets with each question's own passage
+ * left out and in (README "Answer quality"): 0.25 kept every English answer that 0 found.
+ */
+const MIN_COVERAGE = 0.25;
 /** How much a sentence's passage covering the question counts, beside the sentence itself covering it. */
 const PASSAGE_WEIGHT = 1;
 /** How much a sentence having the question's consecutive words next to each other counts (all of them: this much). */
@@ -35,22 +42,35 @@ const MIN_UNPUNCTUATED_WORDS = 10;
 const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\d+)\s/iu;
 // List items and Markdown headings are fragments, whatever punctuation they end with, and so is
 // text with list items run into it ("... you will be able to: • Describe ... • List ...")
-const FRAGMENT = /^(#|[-•*▪◦–]\s)|\s[•▪◦]\s/u;
+const FRAGMENT = /^(#|[-•*▪◦–]\s)/u;
+const RUN_IN_ITEMS = /\s[•▪◦]\s/u;
 // A list item, whose later sentences on its line are fragments too: "• #DIV/0! appears when ..."
 // is one item that the sentence segmenter cuts after "#DIV/0!", and its tail without its subject
 // would answer for another error
 const LIST_ITEM = /^[-•*▪◦–]\s/u;
+/**
+ * How much a heading's words count for the first sentence under it: a section's first sentence
+ * often answers its title ("Changing an improper fraction into a mixed number"), but the title
+ * names the whole section, whose answer to a question may come later. On the sample curriculum's
+ * questions, 1 let titles outrank the sentence that answers further down ("Relative and absolute
+ * references"), and 0.5 lost most answers that open their section.
+ */
+const HEADING_WEIGHT = 0.75;
+// A question's closing mark, before any closing quote or bracket
+const QUESTION_END = /\?["'”’)]*$/u;
 // A caption's label before its sentence ("Figure 29.7 Vertebrata are ...")
 const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
 // An exam paper's mark allocation ("[4 marks]", "(ලකුණු 2)") is furniture: neither quoted nor matched ("a set of marks")
 const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
-// Words that ask (in a question, never in its answer; Tamil's are the analyser's asksOnly) and
+// Words that ask or instruct (in a question, never in its answer; Tamil's asking words are the analyser's asksOnly) and
 // Sinhala and Tamil function words (the analyser removes English stopwords only): a sentence
 // sharing them with the question says nothing
 const NOT_CONTENT = new Set(
   [
     // asking
     'why when does not ද කුමක්ද කුමක් කවුද කවුරුන්ද කොහේද කොතැනද කීයද කීය කොපමණද කොපමණ කුමන කුමනද කවදාද කවදා ඇයි කෙසේද කොහොමද මොනවාද මොකක්ද කොතරම්',
+    // instructions of exam items ("ප්‍රකාශ කරන්න": state; "உதாரணங்கள் தருக": give examples), never in their answers
+    'කරන්න ලියන්න දක්වන්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க',
     // Sinhala function words
     'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
     'දක්වා වැනි බව බවට යුතු හැකි හැකිය හැක නිසා විට ගැන පිළිබඳ මත යටතේ සමඟ සමග වෙත යනු දී වල මගින් අනුව ලබා පමණ ය යි',
@@ -92,6 +112,14 @@ interface AnalysedSentence {
   prose: boolean;
   /** may be the sentence that answers: prose, or a question inside a paragraph ("Could a clone, a genetically exact copy, ...?") */
   answers: boolean;
+  /**
+   * When the sentence is the first prose of the lines under a question or a heading on its own
+   * line (an exam item, a worked example's question, a section's title): that line's sentences,
+   * `from` to `to`, and how much their words count (a question's fully, a heading's less). What
+   * answers it starts on the line after it, perhaps with a formula ("20/100 × 450 = 90. So the
+   * answer is Rs. 90.").
+   */
+  under?: { from: number; to: number; weight: number };
   /** its words in order */
   sequence: string[];
   /** its distinct words */
@@ -140,7 +168,7 @@ export function extractiveAnswer(question: string, passages: Passage[]): Drafted
   return ranked.quote(ranked.candidates[0]);
 }
 
-/** Every sentence of the passages that may answer the question (it shares a content word with it), best match first. */
+/** Every sentence of the passages that may answer the question (it has at least MIN_COVERAGE of its content words), best match first. */
 export function rankCandidates(question: string, passages: Passage[]): Ranked {
   const language = detectLanguage(question);
   const askedTerms = terms(question).filter((t) => !NOT_CONTENT.has(t) && !asksOnly(t));
@@ -189,15 +217,23 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       // inside a paragraph is not: what follows it answers it, so the quote leaves room for that
       let first = position;
       let words = sentence.words;
-      while (sentence.prose && first > 0 && position - first < MAX_SENTENCES - 1 && own[first - 1]!.prose && POINTS_BACK.test(own[first]!.text) && words + own[first - 1]!.words <= MAX_WORDS_POINTING_BACK) {
-        first--;
-        words += own[first]!.words;
+      const under = sentence.under;
+      if (under !== undefined) {
+        // an answer under its question or heading is judged with that line's words, and quoted from the line after it
+        first = under.to + 1;
+        words = own.slice(first, position + 1).reduce((sum, s) => sum + s.words, 0);
+      } else {
+        while (sentence.prose && first > 0 && position - first < MAX_SENTENCES - 1 && own[first - 1]!.prose && POINTS_BACK.test(own[first]!.text) && words + own[first - 1]!.words <= MAX_WORDS_POINTING_BACK) {
+          first--;
+          words += own[first]!.words;
+        }
       }
       const unit = own.slice(first, position + 1);
-      const covered = coverage(asked.map((_, i) => Math.max(...unit.map((s) => s.credit[i]!))));
-      if (covered === 0) continue;
+      const above = under === undefined ? [] : own.slice(under.from, under.to + 1);
+      const covered = coverage(asked.map((_, i) => Math.max(...unit.map((s) => s.credit[i]!), ...above.map((s) => under!.weight * s.credit[i]!))));
+      if (covered < MIN_COVERAGE) continue;
       // the question's words in its order ("the Earth is between the Moon and the Sun") beat the same words apart
-      const paired = askedPairs.length ? new Set(unit.flatMap((s) => [...s.pairs])).size / askedPairs.length : 0;
+      const paired = askedPairs.length ? new Set([...above, ...unit].flatMap((s) => [...s.pairs])).size / askedPairs.length : 0;
       const score = covered + PASSAGE_WEIGHT * passageCoverage + PAIR_WEIGHT * paired - RANK_COST * index - WORD_COST * words;
       candidates.push({ passage: index, first, last: position, score, text: unit.map((s) => s.text).join(' ') });
     }
@@ -364,9 +400,9 @@ function match(asked: Word, word: Word): number {
  * heading run into its first sentence
  * ("Classification Features of Animals Animals are ...") is left out.
  */
-function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers'>[] {
+function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers' | 'under'>[] {
   const text = headingsApart(passageText);
-  const out: Pick<Sentence, 'text' | 'prose' | 'answers'>[] = [];
+  const out: Pick<Sentence, 'text' | 'prose' | 'answers' | 'under'>[] = [];
   // whether each sentence follows prose (or a question inside a paragraph) on its line: a question there is in a paragraph too
   const afterProse: boolean[] = [];
   // whether each sentence starts on the line where the one before it ends
@@ -394,6 +430,19 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   // a question that prose follows on its line is in a paragraph too, where a PDF's line starts with it
   // ("What is special about this element that makes diamond so hard? Bonds. Chemical bonds.")
   for (let i = 0; i + 1 < out.length; i++) if (!out[i]!.answers && onLine[i + 1] && out[i + 1]!.prose) out[i]!.answers = classify(out[i]!.text, true, inItem[i]!).answers;
+  for (const [i, sentence] of out.entries()) {
+    // a line of its own that is not prose nor a list item is a question (an exam item, a worked example's) or a heading
+    if (sentence.answers || sentence.prose || inItem[i] || onLine[i + 1] !== false || !/\p{L}/u.test(sentence.text) || RUN_IN_ITEMS.test(sentence.text)) continue;
+    // the line's earlier sentences ("(a) Sunil deposits Rs. 50,000 ... per year.") are the question's too; after prose it is no line of its own
+    let from = i;
+    while (from > 0 && onLine[from] && !out[from - 1]!.prose && !out[from - 1]!.answers) from--;
+    if (onLine[from]) continue;
+    // the answer's first prose, after at most one formula
+    let k = i + 1;
+    if (k < out.length && !/\p{L}/u.test(out[k]!.text)) k++;
+    const asks = EXAM_ITEM.test(out[from]!.text) || QUESTION_END.test(sentence.text);
+    if (k < out.length && out[k]!.prose) out[k]!.under = { from, to: i, weight: asks ? 1 : HEADING_WEIGHT };
+  }
   return out;
 }
 
@@ -451,12 +500,12 @@ function withoutGluedHeading(sentence: string): string {
 /**
  * Prose has letters and is not an exam item or a list item, not a heading (short, unpunctuated)
  * and not a question; a question inside a paragraph (prose before or after it on its line) may
- * still answer: it is not an exam question's line.
+ * still answer: it is not an exam question's line. `inItem`: the sentence is a list item, or the
+ * rest of one on its line (a fragment whatever it reads like).
  */
-/** `inItem`: the sentence is a list item, or the rest of one on its line (a fragment whatever it reads like). */
 function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sentence, 'prose' | 'answers'> {
-  if (inItem || !/\p{L}/u.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text)) return { prose: false, answers: false };
-  if (/\?["'”’)]*$/u.test(text)) return { prose: false, answers: inParagraph };
+  if (inItem || !/\p{L}/u.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text)) return { prose: false, answers: false };
+  if (QUESTION_END.test(text)) return { prose: false, answers: inParagraph };
   const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
   return { prose, answers: prose };
 }
