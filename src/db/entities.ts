@@ -87,6 +87,8 @@ export const Subscription = defineEntity({
     currentPeriodEnd: p.datetime().nullable(),
     trialEndsAt: p.datetime().nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
+    /** when its plan was chosen: a change in the dashboard or by the operator, or the payment of the order that gave it */
+    chosenAt: p.datetime(),
     /** the paid checkout that gave the current plan, and the gateway's id of its recurring payments */
     orderId: p.string().nullable(),
     gatewaySubscriptionId: p.string().nullable(),

@@ -240,6 +240,8 @@ describe('paid plans through the PayHere sandbox', () => {
     const usableUntil = new Date(Date.parse(latestEnd!) + 3 * 86_400_000).toISOString();
     const renewed = await until(() => subscriptionOf(browser), (s) => s?.current_period_end === usableUntil);
     expect(renewed!.current_period_end).toBe(usableUntil);
+    // and the period starts with the latest payment (it stayed at the first one's)
+    expect(renewed!.current_period_start).toBe(invoices.map((i) => i.period_start).sort().at(-1));
     expect(new Date(latestEnd!).getTime()).toBeGreaterThan(new Date(first!.current_period_end!).getTime() + 50 * 86_400_000);
 
     // copies of a real renewal, signed by the gateway, claiming what its signature leaves out: a
@@ -721,13 +723,29 @@ describe('paid plans through the PayHere sandbox', () => {
     await payOnGateway(starter, 'paid');
     expect(await orderState(browser, starter.order_id, (s) => s === 'paid')).toBe('paid');
     expect(await orderState(browser, pro.order_id, (s) => s === 'paid')).toBe('paid');
-    expect(await outcomes(pro.order_id)).toEqual(['paid: invoice recorded, the order giving the plan was paid later']);
+    expect(await outcomes(pro.order_id)).toEqual(['paid: invoice recorded, the plan the account has was chosen after this payment']);
     expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
     // the money is invoiced, and the earlier plan's recurring payments are stopped
     expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(2);
     const [proRecurring] = await recurringOfOrder(pro.order_id);
     expect(await until(() => gatewayState(proRecurring!), (s) => s === 'cancelled')).toBe('cancelled');
     expect(await gatewayState((await gatewaySubscriptionOf(browser))!)).toBe('active');
+  });
+
+  test('a cancel after two payments, one of whose notices comes late, stays cancelled: the late payment is invoiced and its recurring payments stop', async () => {
+    const browser = await verifiedBrowser('cancelled-late');
+    const starter = await checkout(browser, 'starter');
+    const enterprise = await checkout(browser, 'enterprise');
+    await payOnGateway(starter, 'paid', { delayMs: 5000 });
+    await new Promise((r) => setTimeout(r, 1100));
+    await payOnGateway(enterprise, 'paid');
+    expect(await orderState(browser, enterprise.order_id, (s) => s === 'paid')).toBe('paid');
+    expect((await cancel(browser)).response.status).toBe(200);
+    expect(await orderState(browser, starter.order_id, (s) => s === 'paid')).toBe('paid');
+    expect(await outcomes(starter.order_id)).toEqual(['paid: invoice recorded, the plan the account has was chosen after this payment']);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Enterprise', state: 'cancelled' });
+    const [starterRecurring] = await recurringOfOrder(starter.order_id);
+    expect(await until(() => gatewayState(starterRecurring!), (s) => s === 'cancelled')).toBe('cancelled');
   });
 
   test("a notice sent on with another customer's recurring payments named counts the payment, never those recurring payments", async () => {

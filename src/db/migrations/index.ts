@@ -23,6 +23,7 @@ import { Migration20261128210000_notification_dedupe_by_order } from './Migratio
 import { Migration20261128220000_recurring_stops } from './Migration20261128220000_recurring_stops.js';
 import { Migration20261129000000_replaced_keys } from './Migration20261129000000_replaced_keys.js';
 import { Migration20261129100000_replaced_keys_from_audit } from './Migration20261129100000_replaced_keys_from_audit.js';
+import { Migration20261129200000_plan_chosen_at } from './Migration20261129200000_plan_chosen_at.js';
 
 // Listed explicitly (no file globbing) so compiled and test runs load the same set in order.
 export const migrations: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128220000_recurring_stops', class: Migration20261128220000_recurring_stops },
   { name: 'Migration20261129000000_replaced_keys', class: Migration20261129000000_replaced_keys },
   { name: 'Migration20261129100000_replaced_keys_from_audit', class: Migration20261129100000_replaced_keys_from_audit },
+  { name: 'Migration20261129200000_plan_chosen_at', class: Migration20261129200000_plan_chosen_at },
 ];

@@ -33,8 +33,9 @@ export async function setSubscription(db: EntityManager, accountId: string, chan
     let subscription = await em.findOne(Subscription, { account }, { orderBy: { createdAt: 'desc' } });
     const hadPlan = hadPlanBefore(subscription, now);
     if (subscription && (subscription.plan.id !== plan.id || subscription.state !== change.state)) stopRecurring(em, subscription, now);
-    subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: change.state, currentPeriodStart: now, createdAt: now });
+    subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: change.state, currentPeriodStart: now, createdAt: now, chosenAt: now });
     subscription.plan = plan;
+    subscription.chosenAt = now;
     subscription.state = change.state;
     subscription.currentPeriodEnd = change.periodEnd ?? null;
     subscription.trialEndsAt = change.state === 'trialing' ? (change.trialEndsAt ?? null) : null;

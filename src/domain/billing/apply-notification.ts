@@ -128,19 +128,21 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   );
   // another notice for the same payment (its message type, for one, is not signed) pays for nothing more
   if (!invoice) return `ignored: payment ${event.paymentId} is counted already`;
-  const previousEnd = current ? subscription.currentPeriodEnd : null;
+  // the plan paid for again (a renewal, or the same plan bought anew) keeps the time already paid
+  const samePlan = current || (subscription?.plan.id === order.plan.id && subscription.state === 'active');
+  const previousEnd = samePlan ? subscription.currentPeriodEnd : null;
   const firstPayment = order.paidAt === null;
   order.state = 'paid';
   order.paidAt ??= paidAt;
   const recorded = subscription?.gatewaySubscriptionId ?? null;
   const gatewayId = confirmed.gatewaySubscriptionId;
-  // The first payment of an order is the most recent choice of plan and replaces any other, unless
-  // the order giving the plan now was paid after it (its notice came first). Any other notice (a
-  // renewal, the same form paid twice) only carries on the account's current order while it is
-  // active, on the recurring payments recorded for it: a cancelled plan, or one replaced by Free,
-  // a trial or another order, is never brought back by its late notices.
-  const replacing = current ? null : subscription?.orderId ? await tx.findOne(CheckoutOrder, { id: subscription.orderId }) : null;
-  const paidLater = replacing?.paidAt != null && replacing.paidAt > paidAt && subscription?.state === 'active';
+  // The first payment of an order is a choice of plan and replaces any other, unless the plan the
+  // account has now was chosen after it was paid (another order paid later whose notice came
+  // first, a cancel, a change in the dashboard). Any other notice (a renewal, the same form paid
+  // twice) only carries on the account's current order while it is active, on the recurring
+  // payments recorded for it: a cancelled plan, or one replaced by Free, a trial or another
+  // order, is never brought back by its late notices.
+  const paidLater = !current && subscription !== null && subscription.chosenAt > paidAt;
   const carriesOn = current && subscription.state === 'active' && (!recorded || !gatewayId || gatewayId === recorded);
   if (!(event.kind === 'paid' && firstPayment && !paidLater) && !carriesOn) {
     // money taken for recurring payments no plan is paid by: they stop
@@ -151,7 +153,7 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
       subscription.gatewaySubscriptionId = null;
     }
     const why = paidLater
-      ? 'the order giving the plan was paid later'
+      ? 'the plan the account has was chosen after this payment'
       : !current
         ? 'the order no longer gives the plan'
         : subscription.state !== 'active'
@@ -162,9 +164,9 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   const hadPlan = hadPlanBefore(subscription, now);
   const target =
     subscription ??
-    tx.create(Subscription, { id: randomUUID(), account: order.account, plan: order.plan, state: 'active', currentPeriodStart: now, createdAt: now });
+    tx.create(Subscription, { id: randomUUID(), account: order.account, plan: order.plan, state: 'active', currentPeriodStart: now, createdAt: now, chosenAt: paidAt });
   if (!current) {
-    target.currentPeriodStart = paidAt;
+    target.chosenAt = paidAt;
     // the plan this order replaces stops charging
     if (target.gatewaySubscriptionId && target.gatewaySubscriptionId !== gatewayId) stop.push(target.gatewaySubscriptionId);
     target.gatewaySubscriptionId = null;
@@ -175,7 +177,11 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   target.orderId = order.id;
   // recorded once the gateway's list ties them to the order (at the latest, with the first renewal)
   target.gatewaySubscriptionId = gatewayId ?? target.gatewaySubscriptionId;
-  target.currentPeriodEnd = previousEnd && previousEnd > usableUntil ? previousEnd : usableUntil;
+  // the period is the latest payment's (renewals' notices may come out of order)
+  if (!previousEnd || usableUntil >= previousEnd) {
+    target.currentPeriodStart = paidAt;
+    target.currentPeriodEnd = usableUntil;
+  }
   recordPlanChange(tx, { accountId: order.account.id, userId: null, plan: order.plan, subscription: target, hadPlan, detail: { by: 'payment gateway', payment: event.paymentId } }, now);
   return event.kind;
 }

@@ -63,8 +63,9 @@ export async function changeSubscription(db: EntityManager, queue: JobQueue, who
     let subscription = await latest(em, who.accountId);
     const hadPlan = hadPlanBefore(subscription, now);
     if (subscription) stopRecurring(em, subscription, now);
-    subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: 'active', currentPeriodStart: now, createdAt: now });
+    subscription ??= em.create(Subscription, { id: randomUUID(), account, plan, state: 'active', currentPeriodStart: now, createdAt: now, chosenAt: now });
     subscription.plan = plan;
+    subscription.chosenAt = now;
     subscription.currentPeriodStart = now;
     subscription.currentPeriodEnd = null;
     if (request.trial) {
@@ -92,6 +93,8 @@ export async function cancelSubscription(db: EntityManager, queue: JobQueue, who
     }
     stopRecurring(em, subscription, now);
     subscription.state = 'cancelled';
+    // an order paid before this is no longer the latest choice, whenever its notice comes
+    subscription.chosenAt = now;
     recordPlanChange(em, { accountId: who.accountId, userId: who.user.id, plan: subscription.plan, subscription, hadPlan: true }, now);
     return subscription;
   });
