@@ -2301,7 +2301,8 @@ export interface components {
         };
         /**
          * @description PayHere's payment notification (Checkout and Recurring APIs), posted by PayHere's servers.
-         *     Verified by `md5sig`; other PayHere fields are accepted and kept. As `md5sig` leaves out the
+         *     Verified by `md5sig`; other PayHere fields are accepted and kept. A required field left empty
+         *     makes the body no notification (`400`, nothing stored). As `md5sig` leaves out the
          *     payment id, message type and dates, a payment counts only once PayHere's merchant API lists
          *     it for the order, received, and only once.
          * @example {
