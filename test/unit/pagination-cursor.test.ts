@@ -17,6 +17,7 @@ describe('decodeCursor', () => {
     ['a NUL byte in the id', '2026-11-26T13:45:53.408Z|doc_a\u0000b'],
     ['a year before the database can store', '-200000-01-01T00:00:00.000Z|doc_x'],
     ['a year after it', '+275760-09-13T00:00:00.000Z|doc_x'],
+    ['the year 0, which the database has not', '0000-01-01T00:00:00.000Z|doc_x'],
     ['a time in another form', '2026-11-26 13:45:53|doc_x'],
     ['a date that does not exist', '2026-02-30T00:00:00.000Z|doc_x'],
     ['a third part', '2026-11-26T13:45:53.408Z|doc_x|more'],

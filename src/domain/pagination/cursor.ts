@@ -14,7 +14,8 @@ export function encodeCursor(last: Position): string {
 }
 
 // the form encodeCursor writes: a four-digit year, so the time is one the database can compare
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+// (year 0000 is not one: PostgreSQL's calendar goes from 1 BC to AD 1)
+const ISO_TIME = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ROW_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The position a cursor names; 400 for anything this service did not give (`isId` checks the id's form). */
