@@ -136,7 +136,7 @@ export function createApi(deps: ApiDeps): OpenAPIBackend {
       throw new NotFoundError(`No operation at ${ctx.path}. The operations are under /api/v1/dev: query, query-multipart, usage, plans, knowledge-bases and webhooks/endpoints.`);
     },
     methodNotAllowed: (_c: OpenApiContext, ctx: Ctx) => {
-      const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
+      const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} })).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
       throw new MethodNotAllowedError(`Method ${ctx.method} is not allowed on ${ctx.path}. Allowed: ${allow.join(', ')}.`, allow);
     },
   });

@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { Orm } from '../db/orm.js';
 import { RequestLog } from '../db/request-log.js';
 import type { Clock } from '../clock.js';
@@ -6,6 +6,7 @@ import type { Services } from '../services.js';
 import type { AuthSettings } from '../domain/keys/authenticate.js';
 import { createApi } from './api.js';
 import { dashboardPages } from './dashboard-pages.js';
+import { InvalidRequestError } from '../domain/errors.js';
 import { errorMapper } from './error-mapper.js';
 import { InFlightRequests } from './in-flight.js';
 import type { Logger } from './logger.js';
@@ -34,10 +35,12 @@ export function createApp(deps: AppDeps): Koa {
   const api = createApi({ auth: deps.auth, clock: deps.clock, requests, services: deps.services, inFlight, streamHeartbeatMs: deps.streamHeartbeatMs });
   app.use(requestContext(deps.orm, deps.log, inFlight));
   app.use(errorMapper);
+  app.use(wellFormedPath);
   app.use(dashboardPages({ clock: deps.clock, services: deps.services, rootDir: deps.rootDir }));
   app.use(async (ctx) => {
     await api.handleRequest(
-      { method: ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string | string[]> },
+      // HEAD is a GET whose body is not sent (RFC 9110 9.3.2): Node leaves the body out
+      { method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string | string[]> },
       ctx,
     );
   });
@@ -45,3 +48,13 @@ export function createApp(deps: AppDeps): Koa {
   app.on('error', (error: Error) => deps.log.warn({ err: error }, 'connection error'));
   return app;
 }
+
+/** The router decodes path parameters: a malformed percent-encoding ('%FF', a '%' without two hex digits) is the client's mistake, not a URIError. */
+const wellFormedPath: Middleware = async (ctx, next) => {
+  try {
+    decodeURIComponent(ctx.path);
+  } catch {
+    throw new InvalidRequestError('The path has a malformed percent-encoding (such as %FF, or a % without two hex digits after it): percent-encode each path parameter as UTF-8.');
+  }
+  await next();
+};

@@ -119,6 +119,24 @@ describe('JSON bodies that cost more than their size', () => {
     expect([twice.status, detailOf(await twice.json())]).toEqual([400, "Field 'limit' must be of type integer (it was given more than once: give it once)."]);
   });
 
+  test.each(['/api/v1/dev/knowledge-bases/%FF', '/api/v1/dev/knowledge-bases/%E0%A4%A', '/dashboard/api/checkout/%', '/dashboard/api/checkout/a%zz'])(
+    'a malformed percent-encoding in the path, %s, is 400 saying so (it was a 500)',
+    async (path) => {
+      const res = await fetch(`${server.url}${path}`, { headers: { 'X-API-Key': key } });
+      expect(res.status).toBe(400);
+      expect(detailOf(await res.json())).toMatch(/^The path has a malformed percent-encoding/);
+    },
+  );
+
+  test.each(['md5sig', 'status_code', 'merchant_id'])('a notification with %s left empty is 400, and nothing is stored (it was 403, stored)', async (field) => {
+    const fields: Record<string, string> = { merchant_id: '1221149', order_id: 'ord_empty', payment_id: '1', payhere_amount: '999.00', payhere_currency: 'LKR', status_code: '2', md5sig: 'X' };
+    const stored = async () => (await server.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from payment_notification where order_id = 'ord_empty'"))[0]!.n;
+    const res = await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...fields, [field]: '' }).toString() });
+    expect(res.status).toBe(400);
+    expect((res.body as Schemas['ValidationError']).errors).toEqual([expect.objectContaining({ path: `/${field}` })]);
+    expect(await stored()).toBe(0);
+  });
+
   test('a form field given twice is 400 with a JSON Pointer to the field', async () => {
     const res = await sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'order_id=a&order_id=b' });
     expect([res.status, detailOf(res.body)]).toEqual([400, "Field 'order_id' is given twice: send each field once."]);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import spec from '../../src/generated/openapi.json' with { type: 'json' };
 import { expectSchema, operationIds, sendRaw } from './support/contract.js';
+import { newKey } from './support/accounts.js';
 import { startServer, type TestServer } from './support/server.js';
 
 let server: TestServer;
@@ -26,8 +27,20 @@ describe('routing', () => {
   test('a wrong method is 405 in the {detail} shape with an Allow header', async () => {
     const res = await unrouted('/api/v1/dev/plans', 'DELETE');
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
     expect(res.body).toEqual({ detail: expect.stringContaining('DELETE') });
+  });
+
+  test("HEAD on a GET operation answers as GET does, without the body (it was 405); on a POST operation it is 405", async () => {
+    const { key } = await newKey(server.orm);
+    const head = await fetch(`${server.url}/api/v1/dev/plans`, { method: 'HEAD', headers: { 'X-API-Key': key } });
+    const get = await fetch(`${server.url}/api/v1/dev/plans`, { headers: { 'X-API-Key': key } });
+    expect([head.status, head.headers.get('content-type')]).toEqual([200, get.headers.get('content-type')]);
+    expect(head.headers.get('x-ratelimit-limit')).toBe(get.headers.get('x-ratelimit-limit'));
+    expect(await head.text()).toBe('');
+    expect((await fetch(`${server.url}/api/v1/dev/usage`, { method: 'HEAD' })).status).toBe(401);
+    const post = await fetch(`${server.url}/api/v1/dev/query`, { method: 'HEAD', headers: { 'X-API-Key': key } });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'POST']);
   });
 
   test('every operation of the contract has its handler: anonymous calls are 401 where a key or session is needed, never 501', async () => {
