@@ -3,7 +3,10 @@ import Koa, { type Context } from 'koa';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../clock.js';
 import { authenticate, type AuthSettings } from '../domain/keys/authenticate.js';
-import { AuthenticationError, ForbiddenError, ServiceError } from '../domain/errors.js';
+import { AuthenticationError, ForbiddenError, LimitExceededError, ServiceError } from '../domain/errors.js';
+import { FailedAuthThrottle } from '../domain/keys/failed-auth-throttle.js';
+import { hashKey } from '../domain/keys/key-format.js';
+import { ipAllowed } from '../domain/keys/restrictions.js';
 import { admitDocs, type DocsClient } from '../domain/limits/docs-limits.js';
 import { mapError } from '../http/error-mapper.js';
 import type { Logger } from '../http/logger.js';
@@ -47,10 +50,12 @@ export function createDocsApp(deps: DocsAppDeps): Koa {
     }
   });
 
+  // keys that fail are limited per address as on the API, so that the site's allowance does not tell a guessed key's validity without a brake
+  const failedAuth = new FailedAuthThrottle(deps.auth.failuresPerMinute);
   app.use(async (ctx, next) => {
     const em = deps.orm.em.fork();
     const now = deps.clock.now();
-    const admission = await admitDocs(em, await clientOf(ctx, em, deps, now), now);
+    const admission = await admitDocs(em, await clientOf(ctx, em, deps, failedAuth, now), now);
     ctx.set('X-RateLimit-Limit', String(admission.window.limit));
     ctx.set('X-RateLimit-Remaining', String(admission.window.remaining));
     ctx.set('X-RateLimit-Reset', String(admission.window.reset));
@@ -80,18 +85,32 @@ export function createDocsApp(deps: DocsAppDeps): Koa {
   return app;
 }
 
-/** A valid key gets the key's allowance; no key, or one that does not authenticate, the address's. */
-async function clientOf(ctx: Context, em: ReturnType<Orm['em']['fork']>, deps: DocsAppDeps, now: Date): Promise<DocsClient> {
+/**
+ * A valid key, used from an address its allow-list admits, gets the key's allowance; no key, or
+ * one that does not authenticate, the address's. Past the address's failed attempts per minute
+ * (AUTH_FAILURES_PER_MINUTE), a key not seen to work is not looked up at all.
+ */
+async function clientOf(ctx: Context, em: ReturnType<Orm['em']['fork']>, deps: DocsAppDeps, failedAuth: FailedAuthThrottle, now: Date): Promise<DocsClient> {
+  const address: DocsClient = { kind: 'address', address: ctx.ip };
   const presented = ctx.get('X-API-Key');
-  if (presented) {
-    try {
-      const principal = await authenticate(em, deps.auth, presented, now);
-      return { kind: 'key', keyId: principal.keyId };
-    } catch (error) {
-      if (!(error instanceof AuthenticationError || error instanceof ForbiddenError)) throw error;
-    }
+  if (!presented) return address;
+  const keyHash = hashKey(presented, deps.auth.hashSecret);
+  try {
+    failedAuth.check(ctx.ip, keyHash, now.getTime());
+  } catch (error) {
+    if (error instanceof LimitExceededError) return address;
+    throw error;
   }
-  return { kind: 'address', address: ctx.ip };
+  try {
+    const principal = await authenticate(em, deps.auth, presented, now);
+    failedAuth.succeeded(keyHash);
+    if (principal.allowedIps.length > 0 && !ipAllowed(ctx.ip, principal.allowedIps)) return address;
+    return { kind: 'key', keyId: principal.keyId };
+  } catch (error) {
+    if (!(error instanceof AuthenticationError || error instanceof ForbiddenError)) throw error;
+    if (error instanceof AuthenticationError) failedAuth.fail(ctx.ip, now.getTime());
+    return address;
+  }
 }
 
 /**

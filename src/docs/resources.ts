@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import spec from '../generated/openapi.json' with { type: 'json' };
 import { loadSite, type DocsPage, type DocsSite, type SiteUrls } from './content.js';
 import { llmsFullTxt, llmsTxt, searchIndex } from './llms.js';
 import { escapeHtml, layout } from './render.js';
@@ -37,11 +38,47 @@ export interface PageVariants {
 
 export interface DocsContent {
   site: DocsSite;
-  /** By exact path: the home page, llms files, contract, reference, assets, search index. */
+  /** By exact path: llms files, contract, assets, search index. */
   files: Map<string, Resource>;
-  /** By page path (`/guides/keys`). */
+  /** By page path, each as HTML and as Markdown: the home page, the reference and the guides (`/guides/keys`). */
   pages: Map<string, PageVariants>;
   notFound: Resource;
+}
+
+/**
+ * The contract as this deployment serves it: its server is the API's address (API_BASE_URL), as
+ * in the guides, so that a client generated from it, and Redoc's "try it" addresses, call this
+ * deployment rather than production. Production's own address leaves the files as they are.
+ */
+function servedContract(apiBaseUrl: string) {
+  const deployment = { url: apiBaseUrl, description: 'This deployment' };
+  const production = (spec.servers as { url: string; description: string }[])[0]!;
+  const same = apiBaseUrl === production.url;
+  const replace = (text: string, from: string, to: string) => {
+    if (!text.includes(from)) throw new Error(`the built contract no longer has its server as '${from}': update servedContract`);
+    return text.replaceAll(from, to);
+  };
+  return {
+    json: (text: string) => (same ? text : JSON.stringify({ ...(JSON.parse(text) as object), servers: [deployment] }, null, 2)),
+    yaml: (text: string) =>
+      same ? text : replace(text, `servers:\n  - url: ${production.url}\n    description: ${production.description}\n`, `servers:\n  - url: ${deployment.url}\n    description: ${deployment.description}\n`),
+    // Redoc's page carries the contract as JSON, and each operation's address rendered from it
+    reference: (text: string) =>
+      same ? text : replace(replace(text, JSON.stringify({ servers: [production] }).slice(1, -1), JSON.stringify({ servers: [deployment] }).slice(1, -1)), `>${production.url}</div>`, `>${deployment.url}</div>`),
+  };
+}
+
+type Operation = { operationId?: string; summary?: string; description?: string };
+
+/** The reference as Markdown: every operation's method, path, summary and description, in the contract's order, and where the full contract is. */
+function referenceMarkdown(site: DocsSite): string {
+  const operations = Object.entries(spec.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, operation]) => typeof operation === 'object' && operation.operationId)
+      .map(([method, operation]) => `## ${method.toUpperCase()} ${path}\n\n**${operation.summary ?? operation.operationId!}** (\`${operation.operationId!}\`)\n\n${(operation.description ?? '').trim()}\n`),
+  );
+  const base = site.urls.docsBaseUrl;
+  return `# API reference\n\n> Every operation of the API. Parameters, request bodies, responses and errors are in the OpenAPI description: ${base}/openapi.yaml (or ${base}/openapi.json).\n\n${operations.join('\n')}`;
 }
 
 function readBuilt(root: string, file: string): Buffer {
@@ -75,19 +112,26 @@ function notFoundHtml(site: DocsSite): string {
 export function loadDocsContent(root: string, urls: SiteUrls): DocsContent {
   const site = loadSite(join(root, 'docs'), urls);
   const html = 'text/html; charset=utf-8';
+  const served = servedContract(urls.apiBaseUrl);
   const files = new Map<string, Resource>([
-    ['/', resource(homeHtml(site), html, PAGE_CSP)],
     ['/llms.txt', resource(llmsTxt(site), 'text/plain; charset=utf-8')],
     ['/llms-full.txt', resource(llmsFullTxt(site), 'text/plain; charset=utf-8')],
     ['/search-index.json', resource(searchIndex(site), 'application/json; charset=utf-8')],
-    ['/openapi.json', resource(readFileSync(join(root, 'src', 'generated', 'openapi.json')), 'application/json; charset=utf-8')],
-    ['/openapi.yaml', resource(readBuilt(root, 'openapi.yaml'), 'application/yaml; charset=utf-8')],
-    ['/reference', resource(readBuilt(root, 'reference.html'), html, REFERENCE_CSP)],
+    ['/openapi.json', resource(served.json(readFileSync(join(root, 'src', 'generated', 'openapi.json'), 'utf8')), 'application/json; charset=utf-8')],
+    ['/openapi.yaml', resource(served.yaml(readBuilt(root, 'openapi.yaml').toString('utf8')), 'application/yaml; charset=utf-8')],
     ['/assets/site.css', resource(readFileSync(join(root, 'docs', 'assets', 'site.css')), 'text/css; charset=utf-8')],
     ['/assets/search.js', resource(readFileSync(join(root, 'docs', 'assets', 'search.js')), 'text/javascript; charset=utf-8')],
   ]);
-  const pages = new Map<string, PageVariants>(
-    [...site.pages.values()].map((page) => [
+  // the home page's Markdown is the site's index (llms.txt), the reference's each operation's summary and description
+  const markdownPage = (htmlResource: Resource, markdown: string): PageVariants => ({
+    html: htmlResource,
+    markdown: resource(markdown, 'text/markdown; charset=utf-8'),
+    plain: resource(markdown, 'text/plain; charset=utf-8'),
+  });
+  const pages = new Map<string, PageVariants>([
+    ['/', markdownPage(resource(homeHtml(site), html, PAGE_CSP), llmsTxt(site))],
+    ['/reference', markdownPage(resource(served.reference(readBuilt(root, 'reference.html').toString('utf8')), html, REFERENCE_CSP), referenceMarkdown(site))],
+    ...[...site.pages.values()].map((page): [string, PageVariants] => [
       page.path,
       {
         html: resource(pageHtml(site, page), html, PAGE_CSP),
@@ -95,6 +139,6 @@ export function loadDocsContent(root: string, urls: SiteUrls): DocsContent {
         plain: resource(page.markdown, 'text/plain; charset=utf-8'),
       },
     ]),
-  );
+  ]);
   return { site, files, pages, notFound: resource(notFoundHtml(site), html, PAGE_CSP) };
 }

@@ -70,6 +70,29 @@ describe('the hourly sliding window (in one process, on a test clock)', () => {
     expect(unknownKey.headers.get('x-ratelimit-limit')).toBe('100');
     expect(unknownKey.headers.get('x-ratelimit-remaining')).toBe('99');
   });
+
+  test('past 60 failed keys a minute from an address, a key not seen to work is not looked up; a key outside its allow-list counts as no key', async () => {
+    clock.set('2026-04-02T14:00:00.000Z');
+    const known = (await newKey(orm)).key;
+    const fresh = (await newKey(orm)).key;
+    const address = newAddress();
+    expect((await get(docs.url, { 'X-Forwarded-For': address, 'X-API-Key': known })).headers.get('x-ratelimit-limit')).toBe('1000');
+    for (let i = 0; i < 60; i++) {
+      const res = await get(docs.url, { 'X-Forwarded-For': address, 'X-API-Key': `svc_${'x'.repeat(40)}` });
+      expect(res.headers.get('x-ratelimit-limit')).toBe('100');
+    }
+    // the allowance no longer tells whether a guessed key is valid (it used to answer 1000 for one)
+    expect((await get(docs.url, { 'X-Forwarded-For': address, 'X-API-Key': fresh })).headers.get('x-ratelimit-limit')).toBe('100');
+    expect((await get(docs.url, { 'X-Forwarded-For': address, 'X-API-Key': known })).headers.get('x-ratelimit-limit')).toBe('1000');
+    expect((await get(docs.url, { 'X-Forwarded-For': newAddress(), 'X-API-Key': fresh })).headers.get('x-ratelimit-limit')).toBe('1000');
+    // a minute later the address's failures are forgotten
+    clock.set('2026-04-02T14:01:00.001Z');
+    expect((await get(docs.url, { 'X-Forwarded-For': address, 'X-API-Key': fresh })).headers.get('x-ratelimit-limit')).toBe('1000');
+
+    const { key: restricted } = await newKey(orm, { allowedIps: ['203.0.113.0/24'] });
+    expect((await get(docs.url, { 'X-Forwarded-For': newAddress(), 'X-API-Key': restricted })).headers.get('x-ratelimit-limit')).toBe('100');
+    expect((await get(docs.url, { 'X-Forwarded-For': '203.0.113.9', 'X-API-Key': restricted })).headers.get('x-ratelimit-limit')).toBe('1000');
+  });
 });
 
 describe('exact under concurrency, across two server processes', () => {

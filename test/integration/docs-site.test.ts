@@ -65,6 +65,21 @@ describe('guide pages', () => {
     const html = await res.text();
     for (const page of pages) expect(html).toContain(`<a href="${page.path}">${page.title.replaceAll("'", '&#39;')}</a>: `);
   });
+
+  test('the home page and the reference have Markdown versions too (they were HTML only)', async () => {
+    const home = await get('/', { Accept: 'text/markdown' });
+    expect([home.status, home.headers.get('content-type'), home.headers.get('vary')]).toEqual([200, 'text/markdown; charset=utf-8', 'Accept']);
+    expect(await home.text()).toBe(await (await get('/llms.txt')).text());
+    const contract = JSON.parse(readFileSync('src/generated/openapi.json', 'utf8')) as { paths: Record<string, Record<string, { summary: string; operationId: string }>> };
+    for (const reference of [await get('/reference', { Accept: 'text/markdown' }), await get('/reference.md')]) {
+      expect([reference.status, reference.headers.get('content-type')]).toEqual([200, 'text/markdown; charset=utf-8']);
+      const text = await reference.text();
+      expect(text).toMatch(/^# API reference\n/);
+      for (const [path, item] of Object.entries(contract.paths)) {
+        for (const [method, op] of Object.entries(item)) expect(text).toContain(`## ${method.toUpperCase()} ${path}\n\n**${op.summary}** (\`${op.operationId}\`)`);
+      }
+    }
+  });
 });
 
 describe('content negotiation on a page path', () => {
@@ -129,7 +144,9 @@ describe('the contract and the reference', () => {
     const res = await get('/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await res.json()).toEqual(JSON.parse(readFileSync('src/generated/openapi.json', 'utf8')));
+    // with this deployment's address as its server (a generated client called production)
+    const deployment = [{ url: TEST_URLS.apiBaseUrl, description: 'This deployment' }];
+    expect(await res.json()).toEqual({ ...(JSON.parse(readFileSync('src/generated/openapi.json', 'utf8')) as object), servers: deployment });
   });
 
   test('/openapi.yaml is the same contract as YAML', async () => {
@@ -140,6 +157,8 @@ describe('the contract and the reference', () => {
     expect(text).toMatch(/^openapi: 3\.1\.0$/m);
     const contract = JSON.parse(readFileSync('src/generated/openapi.json', 'utf8')) as { paths: Record<string, unknown> };
     for (const path of Object.keys(contract.paths)) expect(text).toContain(`\n  ${path}:\n`);
+    expect(text).toContain(`\nservers:\n  - url: ${TEST_URLS.apiBaseUrl}\n    description: This deployment\n`);
+    expect(text).not.toContain('url: https://api.svcai.lk');
   });
 
   test('/reference is one self-contained Redoc page: every operation, nothing fetched from elsewhere', async () => {
@@ -153,6 +172,9 @@ describe('the contract and the reference', () => {
     const html = await res.text();
     const contract = JSON.parse(readFileSync('src/generated/openapi.json', 'utf8')) as { paths: Record<string, Record<string, { summary: string }>> };
     for (const item of Object.values(contract.paths)) for (const op of Object.values(item)) expect(html).toContain(op.summary);
+    // the operations' addresses are this deployment's
+    expect(html).toContain(`"servers":[{"url":"${TEST_URLS.apiBaseUrl}","description":"This deployment"}]`);
+    expect(html).not.toContain('>https://api.svcai.lk</div>');
     // no tag a browser would load from another origin
     expect(html.match(/<(script|img|iframe|source|video|audio)\b[^>]*\bsrc=["']?(https?:)?\/\//gi)).toBeNull();
     expect(html.match(/<link\b[^>]*\bhref=["']?(https?:)?\/\//gi)).toBeNull();
