@@ -16,17 +16,20 @@ export type PriceTable = z.output<typeof priceTable>;
 
 /**
  * The worker pool that runs CPU-heavy steps (PDF text, images, token counts) off the event loop
- * (src/worker-pool/). The defaults suit a 2-core machine: with one job per key at a time, one
- * caller's files leave the other thread to everyone else (whose answers need a short job too, to
+ * (src/worker-pool/). The defaults suit a 2-core machine: with one job per account at a time (all
+ * its keys together), one customer's files leave the other thread to everyone else (whose answers need a short job too, to
  * count tokens), and the threads' low priority keeps the event loop first.
  */
 const heavyWorkSettings = {
   /** jobs running at once, in all (one worker thread each) */
   HEAVY_WORK_THREADS: z.coerce.number().int().min(1).max(64).default(2),
-  /** jobs of one API key running at once */
-  HEAVY_WORK_PER_KEY: z.coerce.number().int().min(1).max(64).default(1),
-  /** jobs of one API key waiting for their turn (5: one request's attachments); more answer 429 */
-  HEAVY_WORK_QUEUE_PER_KEY: z.coerce.number().int().min(0).max(1000).default(5),
+  /** jobs of one account (all its keys) running at once */
+  HEAVY_WORK_PER_ACCOUNT: z.coerce.number().int().min(1).max(64).default(1),
+  /** jobs of one account waiting for their turn (5: one request's attachments); more answer 429 */
+  HEAVY_WORK_QUEUE_PER_ACCOUNT: z.coerce.number().int().min(0).max(1000).default(5),
+  // per key, these let one account with many keys take every thread
+  HEAVY_WORK_PER_KEY: z.undefined({ error: 'no longer read: the cap is per account, set HEAVY_WORK_PER_ACCOUNT' }).optional(),
+  HEAVY_WORK_QUEUE_PER_KEY: z.undefined({ error: 'no longer read: the cap is per account, set HEAVY_WORK_QUEUE_PER_ACCOUNT' }).optional(),
   /** jobs waiting in all; more answer 503 */
   HEAVY_WORK_QUEUE: z.coerce.number().int().min(0).max(10_000).default(50),
   /** longest wait of a job for its turn; longer answers 503 */

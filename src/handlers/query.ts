@@ -6,6 +6,6 @@ import type { Handler } from './types.js';
 export const query: Handler<'query'> = (input) => {
   const attachments = input.body.attachments ?? [];
   return answerInShape(input, attachments.length, async () =>
-    prepareAll(await downloadAll(input.services.fetchAttachment, attachments, input.signal), input.services.work, input.principal.keyId, input.signal),
+    prepareAll(await downloadAll(input.services.fetchAttachment, attachments, input.signal), input.services.work, input.principal.accountId, input.signal),
   );
 };

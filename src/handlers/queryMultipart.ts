@@ -4,5 +4,5 @@ import type { Handler } from './types.js';
 
 export const queryMultipart: Handler<'queryMultipart'> = (input) => {
   const raws = (input.body.files ?? []).map((file) => ({ name: file.name, bytes: file.bytes, hints: { name: file.name, contentType: file.contentType } }));
-  return answerInShape(input, raws.length, () => prepareAll(raws, input.services.work, input.principal.keyId, input.signal));
+  return answerInShape(input, raws.length, () => prepareAll(raws, input.services.work, input.principal.accountId, input.signal));
 };

@@ -85,8 +85,8 @@ export class WorkerPool implements HeavyWork {
     requirePopplerTools();
     return new WorkerPool({
       threads: settings.HEAVY_WORK_THREADS,
-      perOwner: settings.HEAVY_WORK_PER_KEY,
-      queuePerOwner: settings.HEAVY_WORK_QUEUE_PER_KEY,
+      perOwner: settings.HEAVY_WORK_PER_ACCOUNT,
+      queuePerOwner: settings.HEAVY_WORK_QUEUE_PER_ACCOUNT,
       queue: settings.HEAVY_WORK_QUEUE,
       waitMs: settings.HEAVY_WORK_WAIT_MS,
       cpuMs: settings.HEAVY_WORK_CPU_MS,
@@ -121,11 +121,29 @@ export class WorkerPool implements HeavyWork {
       };
       signal?.addEventListener('abort', dropped, { once: true });
       job.stopWaiting = () => signal?.removeEventListener('abort', dropped);
-      job.timer = setTimeout(() => {
-        this.unqueue(job);
-        reject(new ServiceBusyError());
-      }, this.limits.waitMs);
+      this.timeWaits(owner);
     });
+  }
+
+  /**
+   * The waiting time that may run out (waitMs, then 503) is time spent waiting for a thread
+   * others hold: while its owner runs as many jobs as it may, a job waits for its own owner's
+   * (one request's five files read one after another), and its clock is stopped, to start again
+   * from nothing when the owner has room.
+   */
+  private timeWaits(owner: string): void {
+    const full = (this.runningBy.get(owner) ?? 0) >= this.limits.perOwner;
+    for (const job of this.waiting.get(owner) ?? []) {
+      if (full) {
+        clearTimeout(job.timer);
+        job.timer = undefined;
+      } else {
+        job.timer ??= setTimeout(() => {
+          this.unqueue(job);
+          job.reject(new ServiceBusyError());
+        }, this.limits.waitMs);
+      }
+    }
   }
 
   /** Stops every thread and refuses the jobs still waiting; for programs that end. */
@@ -147,6 +165,7 @@ export class WorkerPool implements HeavyWork {
     this.busy.add(thread);
     this.runningBy.set(job.owner, (this.runningBy.get(job.owner) ?? 0) + 1);
     this.lastTurn.set(job.owner, ++this.turns);
+    this.timeWaits(job.owner);
     void thread.execute(job.kind, job.input, job.signal).then(job.resolve, job.reject).finally(() => {
       this.busy.delete(thread);
       const left = this.runningBy.get(job.owner)! - 1;
@@ -156,6 +175,7 @@ export class WorkerPool implements HeavyWork {
       if (thread.usable && !this.closed) this.park(thread);
       else void thread.stop();
       this.startNext();
+      this.timeWaits(job.owner);
     });
   }
 

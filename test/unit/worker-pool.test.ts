@@ -90,6 +90,7 @@ describe('caps', () => {
   const oneThread = testPool({ threads: 1, perOwner: 1, cpuMs: 1000 });
   const shortQueues = testPool({ threads: 1, perOwner: 1, queuePerOwner: 2, queue: 3, cpuMs: 1000 });
   const shortWait = testPool({ threads: 1, waitMs: 300, cpuMs: 1000 });
+  const ownWait = testPool({ threads: 2, perOwner: 1, waitMs: 300, cpuMs: 1000 });
   // a budget the slow file stays within: only its signal ends it early
   const roomyThread = testPool({ threads: 1, perOwner: 1 });
 
@@ -123,7 +124,7 @@ describe('caps', () => {
     expect(overOwner).toMatchObject({
       code: 'rate_limit_exceeded',
       data: { retryAfterSeconds: 1 },
-      message: 'Too many files are being read for this API key at once: at most 1 at a time and 2 waiting. Retry when your earlier requests have finished.',
+      message: 'Too many files are being read for this account at once: at most 1 at a time and 2 waiting. Retry when your earlier requests have finished.',
     });
     admitted.push(shortQueues.run('tokens', ['x'], 'b'));
     const overService = await shortQueues.run('tokens', ['x'], 'c').catch((e: unknown) => e);
@@ -140,6 +141,13 @@ describe('caps', () => {
     await expect(late).rejects.toThrow(ServiceBusyError);
     expect(performance.now() - since).toBeLessThan(1000);
     await expect(running).rejects.toThrow(OverBudgetError);
+  });
+
+  test("a job waiting for its own owner's jobs (one request's files) is not refused for the time that takes", async () => {
+    const running = ownWait.run('pdfText', slow, 'a').catch((e: unknown) => e);
+    // it waits a second for the slow one, more than the 300 ms allowed for a thread others hold
+    await expect(ownWait.run('tokens', ['x'], 'a')).resolves.toEqual([1]);
+    expect(await running).toBeInstanceOf(OverBudgetError);
   });
 
   test("a job's signal drops it while it waits and stops it while it runs, its reader's tools ended; the next job runs", async () => {

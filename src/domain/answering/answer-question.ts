@@ -135,7 +135,7 @@ async function draft(services: AnsweringServices, principal: Principal, question
   if (services.provider) return generativeAnswer(services.provider, model, question.text, passages, readImages, signal);
   const drafted = await answerByMeaning(question.text, passages, material.meaning);
   // counted with a real tokenizer, off the event loop
-  const [answerTokens = 0, ...read] = await countTokensOf(services.work, principal.keyId, [drafted.answer, question.text, ...passages.map((p) => p.text)]);
+  const [answerTokens = 0, ...read] = await countTokensOf(services.work, principal.accountId, [drafted.answer, question.text, ...passages.map((p) => p.text)]);
   return { ...drafted, promptTokens: read.reduce((sum, n) => sum + n, 0), completionTokens: answerTokens };
 }
 

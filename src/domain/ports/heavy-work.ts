@@ -62,7 +62,7 @@ export class OwnerBusyError extends ServiceError {
   constructor(running: number, waiting: number, retryAfterSeconds: number) {
     super(
       'rate_limit_exceeded',
-      `Too many files are being read for this API key at once: at most ${running} at a time and ${waiting} waiting. Retry when your earlier requests have finished.`,
+      `Too many files are being read for this account at once: at most ${running} at a time and ${waiting} waiting. Retry when your earlier requests have finished.`,
       { retryAfterSeconds },
     );
   }
