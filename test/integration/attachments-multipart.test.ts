@@ -40,6 +40,16 @@ beforeAll(async () => {
 });
 
 describe('POST /api/v1/dev/query-multipart', () => {
+  test.each([12_000, 34_000])('a fact %d characters into an attached text is quoted: any of its first 36,000 characters may be (it was about 15,000)', async (at) => {
+    const filler = 'The river carries sand and silt down to the coast every rainy season. ';
+    const before = filler.repeat(Math.ceil(at / filler.length)).slice(0, at);
+    const text = `${before.slice(0, before.lastIndexOf('. ') + 2)}The axolotl regrows its limbs easily. ${filler.repeat(20)}`;
+    const res = await upload({ query: 'What does the axolotl regrow?' }, [{ name: 'long-notes.txt', bytes: new TextEncoder().encode(text), type: 'text/plain' }]);
+    expect(res.response.status).toBe(200);
+    expect(res.data!.answer).toContain('The axolotl regrows its limbs easily.');
+    expect(res.data!.citations[0]!.document_name).toBe('long-notes.txt');
+  });
+
   test('an uploaded text file joins the context: the answer quotes it and cites it as the attachment', async () => {
     const notes = new TextEncoder().encode('--- PAGE 1 ---\nMy teacher said the mitochondria release energy by cellular respiration.\n--- PAGE 2 ---\nThe chloroplast is where photosynthesis happens.');
     const res = await upload({ query: 'Where is energy released by cellular respiration?' }, [{ name: 'class-notes.txt', bytes: notes, type: 'text/plain' }]);

@@ -15,18 +15,17 @@ export interface Passage {
   language: string | null;
 }
 
-/** An attachment joins the context with at most this many chunks, so a long file cannot crowd out the corpus. */
-const MAX_ATTACHMENT_CHUNKS = 20;
-
 export function fromHit({ chunk }: Hit): Passage {
   const metadata: Record<string, string> = {};
   for (const key of METADATA_KEYS) if (chunk[key]) metadata[key] = chunk[key];
   return { documentId: chunk.documentId, documentName: chunk.documentName, pages: chunk.pages, metadata, text: chunk.chunkText, language: chunk.language };
 }
 
-/** An attached text or PDF as passages, cited by its own name with an empty document id. */
+/**
+ * An attached text or PDF as passages, cited by its own name with an empty document id: all of
+ * what was kept of it (its first ATTACHMENT_TEXT_CHARS characters, prepare.ts), as the contract
+ * says any of that may be quoted (20 chunks, about 15,000 characters, were used before).
+ */
 export function fromAttachment(attachment: TextAttachment): Passage[] {
-  return chunkPages(attachment.pages)
-    .slice(0, MAX_ATTACHMENT_CHUNKS)
-    .map((chunk) => ({ documentId: '', documentName: attachment.name, pages: chunk.pages, metadata: null, text: chunk.text, language: null }));
+  return chunkPages(attachment.pages).map((chunk) => ({ documentId: '', documentName: attachment.name, pages: chunk.pages, metadata: null, text: chunk.text, language: null }));
 }

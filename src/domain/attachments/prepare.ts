@@ -37,9 +37,8 @@ export const SMALL_IMAGE_TOKENS = 258;
 export const LARGE_IMAGE_TOKENS = 516;
 const SMALL_IMAGE_SIDE = 384;
 /**
- * How much of an attached text is kept: an answer reads at most the first 20 chunks of about 900
- * characters of it (passage.ts), and cutting a long file down to twice that keeps chunking and
- * answering it from holding the event loop.
+ * How much of an attached text is kept, all of which an answer may quote (passage.ts): cutting a
+ * long file down to this keeps chunking and answering it from holding the event loop.
  */
 export const ATTACHMENT_TEXT_CHARS = 36_000;
 
