@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import leven from 'leven';
 import { InvalidRequestError, type FieldProblem } from '../domain/errors.js';
 import { pointerToken, shown } from './json-pointer.js';
 
@@ -39,8 +40,10 @@ function describe(e: ErrorObject, body: unknown, parameters: boolean): string {
   const name = `Field '${field}'`;
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
-    case 'required':
-      return `Field '${fieldName(pointer(e))}' is required.`;
+    case 'required': {
+      const typo = typoOf(e, body);
+      return `Field '${fieldName(pointer(e))}' is required${typo === undefined ? '' : ` (the ${parameters ? 'request' : 'body'} has '${shown(typo)}': is it a typo of it?)`}.`;
+    }
     case 'additionalProperties':
       return `Unknown field '${fieldName(pointer(e))}': it is not part of this request${field ? ` object '${field}'` : ''}.`;
     case 'type': {
@@ -72,6 +75,17 @@ function describe(e: ErrorObject, body: unknown, parameters: boolean): string {
     default:
       return `${name || 'The request body'} ${e.message ?? 'is invalid'}.`;
   }
+}
+
+/**
+ * A name beside a missing field that is one or two edits from it ('qurey' for 'query'): the
+ * validator stops at the first problem, so the unknown name would not be told otherwise.
+ */
+function typoOf(e: ErrorObject, body: unknown): string | undefined {
+  const missing = (e.params as { missingProperty: string }).missingProperty;
+  const object = lookup(body, e.instancePath);
+  if (!object || typeof object !== 'object' || Array.isArray(object)) return undefined;
+  return Object.keys(object).find((name) => name !== missing && Math.abs(name.length - missing.length) <= 2 && leven(name, missing) <= 2);
 }
 
 function lookup(body: unknown, path: string): unknown {

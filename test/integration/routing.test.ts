@@ -31,6 +31,15 @@ describe('routing', () => {
     expect(res.body).toEqual({ detail: expect.stringContaining('DELETE') });
   });
 
+  test('a query parameter the operation does not take is 400 naming it and those it takes (a mistyped filter listed every document)', async () => {
+    const { key } = await newKey(server.orm);
+    const res = await fetch(`${server.url}/api/v1/dev/knowledge-bases/default/documents?stat=failed&limit=3`, { headers: { 'X-API-Key': key } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ detail: "Unknown query parameter 'stat': this operation takes cursor, limit, state." });
+    const plans = await fetch(`${server.url}/api/v1/dev/plans?verbose=1`, { headers: { 'X-API-Key': key } });
+    expect([plans.status, ((await plans.json()) as { detail: string }).detail]).toEqual([400, "Unknown query parameter 'verbose': this operation takes none."]);
+  });
+
   test("HEAD on a GET operation answers as GET does, without the body (it was 405); on a POST operation it is 405", async () => {
     const { key } = await newKey(server.orm);
     const head = await fetch(`${server.url}/api/v1/dev/plans`, { method: 'HEAD', headers: { 'X-API-Key': key } });

@@ -19,6 +19,8 @@ describe('request validation messages name the field and the rule', () => {
   });
   test.each([
     [{}, "Field 'query' is required."],
+    // a typo of the required field: both are named (only the missing one was)
+    [{ qurey: 'x' }, "Field 'query' is required (the body has 'qurey': is it a typo of it?)."],
     [{ query: '   ' }, "Field 'query' must contain at least one non-whitespace character."],
     [{ query: 'x', extra: 1 }, "Unknown field 'extra': it is not part of this request."],
     [{ query: 'x', filters: { language: 'french' } }, "Field 'filters.language' must be one of: english, sinhala, tamil."],
