@@ -47,6 +47,9 @@ interface Received {
   size: number;
 }
 
+/** The longest text part (a question of 2,000 characters is at most 8,000 bytes of UTF-8). */
+const TEXT_PART_BYTES = 10_000;
+
 /**
  * Parses a multipart body in memory (uploads are never written to disk), with the parts the
  * operation's contract declares, bounding the body before it is read in full: a declared length
@@ -75,7 +78,7 @@ export async function readMultipartBody(
   const reading = new Promise<void>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: ctx.req.headers, limits: { fieldSize: 10_000, fields: 20, parts: 50 }, defParamCharset: 'utf8' });
+      parser = busboy({ headers: ctx.req.headers, limits: { fieldSize: TEXT_PART_BYTES, fields: 20, parts: 50 }, defParamCharset: 'utf8' });
     } catch (error) {
       reject(new InvalidRequestError(`The multipart body is malformed: ${(error as Error).message}.`));
       return;
@@ -98,10 +101,12 @@ export async function readMultipartBody(
         reject(new TooLarge());
       }
     });
-    parser.on('field', (name, value) => {
+    parser.on('field', (name, value, info) => {
       if (!rules.text.has(name) && !rules.json.has(name)) {
         problems.push(rules.files.has(name) ? `Part '${name}' must be a file part (with a file name).` : `Unknown part '${name}': the parts are ${partNames}.`);
       } else if (name in fields) problems.push(`Part '${name}' was sent more than once.`);
+      // cut at the limit, it would be refused for what the cut made of it (JSON that is no object)
+      else if (info.valueTruncated) problems.push(`Part '${name}' is longer than the ${TEXT_PART_BYTES} bytes a text part may have: shorten it.`);
       else fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {

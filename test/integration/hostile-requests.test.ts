@@ -158,6 +158,13 @@ describe('JSON bodies that cost more than their size', () => {
     expect(res.status).toBe(400);
     expect(detailOf(res.body)).toBe("Part 'filters' is nested more than 32 levels deep.");
   });
+
+  test('a text part over 10,000 bytes is 400 saying so (cut, it was refused as JSON that is no object)', async () => {
+    const filters = JSON.stringify({ subject: 'S'.repeat(12_000) });
+    const res = await sendRaw(server.url, 'queryMultipart', { key, method: 'POST', body: multipart({ query: 'x', filters }) });
+    expect(res.status).toBe(400);
+    expect(detailOf(res.body)).toBe("Part 'filters' is longer than the 10000 bytes a text part may have: shorten it.");
+  });
 });
 
 describe('Content-Encoding of a body: only what the contract names', () => {

@@ -72,6 +72,10 @@ describe('detectType', () => {
     );
   });
 
+  test.each(['empty.pdf', 'empty.txt', 'empty.png'])('an empty file, %s, is refused as empty, not as text that is no PDF', async (name) => {
+    await expect(detectType({ name }, new Uint8Array())).rejects.toThrow(`Attachment '${name}' is empty (0 bytes): send the file with its content.`);
+  });
+
   test('text that is not UTF-8 is told to be saved as UTF-8, not called application/octet-stream', async () => {
     const latin1 = new Uint8Array(Buffer.from('Caf\xe9 notes', 'latin1'));
     await expect(detectType({ name: 'notes.txt', contentType: 'text/plain' }, latin1)).rejects.toThrow(

@@ -99,6 +99,8 @@ export async function sniffedType(bytes: Uint8Array): Promise<string> {
  * and agreeing with the content's magic bytes, so a renamed executable cannot pass as a PNG.
  */
 export async function detectType(hints: TypeHints, bytes: Uint8Array, shownName = hints.name): Promise<SupportedType> {
+  // no content has no type: said so, rather than that an empty "PDF" is text
+  if (bytes.length === 0) throw new InvalidAttachmentError(`Attachment '${shownName}' is empty (0 bytes): send the file with its content.`);
   const actual = await sniffedType(bytes);
   const declared = declaredType(hints) ?? actual;
   if (!(SUPPORTED_TYPES as readonly string[]).includes(declared)) throw new UnsupportedMediaTypeError(shownName, declared);
