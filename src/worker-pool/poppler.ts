@@ -19,7 +19,7 @@ import {
   type WordPairs,
 } from '../domain/documents/mark-gaps.js';
 import { inflatesWithin, MAX_INFLATED_BYTES } from '../domain/documents/pdf-budget.js';
-import { MAX_PAGES } from '../domain/documents/pages.js';
+import { MAX_PAGES, TooManyPagesError } from '../domain/documents/pages.js';
 import { chooseReadingOrder, finishPdfPages, readingsDiffer } from '../domain/documents/pdf-text.js';
 import { textLayerProblem } from '../domain/documents/text-layer.js';
 import { OverBudgetError } from '../domain/ports/heavy-work.js';
@@ -250,7 +250,7 @@ export async function readPdfPages(bytes: Uint8Array, limits: ToolLimits): Promi
   // '-' makes each tool read the file from its standard input
   const info = await tool('pdfinfo', ['-'], bytes, limits);
   const pages = Number(/^Pages:\s+(\d+)$/m.exec(info)?.[1] ?? 0);
-  if (pages > MAX_PAGES) throw new Error(`it has ${pages} pages, more than the ${MAX_PAGES} a document may have; split it into files of at most ${MAX_PAGES} pages and upload each`);
+  if (pages > MAX_PAGES) throw new TooManyPagesError(pages);
   if (pages === 0) return [];
   const fonts = fontNames(await tool('pdffonts', ['-l', String(pages), '-'], bytes, limits));
   const legacy = legacyFont(fonts);

@@ -4,7 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Store } from '../../src/db/entities.js';
 import { UpstreamError } from '../../src/domain/errors.js';
 import { indexDocumentRun } from '../../src/domain/ingestion/ingest.js';
+import { setSubscription } from '../../src/domain/accounts/accounts.js';
 import { markDocumentReady, removeChunksLeft } from '../../src/domain/knowledge-bases/document-states.js';
+import { maxPagesOf } from '../../src/domain/knowledge-bases/documents.js';
 import { INGESTION_QUEUE, ingestionJobId, runIngestionJob } from '../../src/domain/knowledge-bases/ingestion-job.js';
 import type { Services } from '../../src/services.js';
 import { newKey } from './support/accounts.js';
@@ -193,6 +195,21 @@ describe('two documents of an account ending at once', () => {
     expect(outcomes.sort()).toEqual(['failed', 'ready']);
     const listed = await call(url(), 'listDocuments', tight, { path: { kb_id: kb.id } });
     expect((listed.body as Schemas['KnowledgeBaseDocumentList']).documents.map((d) => d.state).sort()).toEqual(['failed', 'ready']);
+  });
+});
+
+describe('a plan without knowledge bases by the time a document is read', () => {
+  test('the document ends failed saying the plan changed, not that 0 pages were left', async () => {
+    const { key: own, accountId } = await newKey(server.orm, { plan: 'enterprise' });
+    const kb = await createKb(url(), own);
+    const doc = await upload(url(), own, kb.id, uploadForm(notes()));
+    const run = await writeRun(kb.id, doc.id, () => Promise.resolve());
+    await setSubscription(server.orm.em.fork(), accountId, { planCode: 'pro', state: 'active' }, new Date());
+    const em = server.orm.em.fork();
+    const outcome = await markDocumentReady(em, services.index, { documentId: doc.id, store: kb.id, revision: 1, ...run }, (id) => maxPagesOf(em, id, new Date()), new Date());
+    expect(outcome).toBe('failed');
+    const [row] = await server.orm.em.fork().execute<{ failure_reason: string }[]>('select failure_reason from document where id = ?', [doc.id]);
+    expect(row!.failure_reason).toBe("The account's plan does not include custom knowledge bases (it changed while the document was read): on a plan with them, upload the document again.");
   });
 });
 

@@ -98,7 +98,7 @@ describe('extractDocument: PDFs', () => {
   test('a PDF of more pages than are read is refused before its text is read', async () => {
     const pages = Array.from({ length: MAX_PAGES + 1 }, (_, i) => (i === 0 ? 'Leaves are green.' : ''));
     expect((await failure('atlas.pdf', pdfWithPages(pages))).message).toBe(
-      `atlas.pdf is not a readable PDF: it has ${MAX_PAGES + 1} pages, more than the ${MAX_PAGES} a document may have; split it into files of at most ${MAX_PAGES} pages and upload each`,
+      `atlas.pdf has ${MAX_PAGES + 1} pages, more than the ${MAX_PAGES} a document may have; split it into files of at most ${MAX_PAGES} pages and upload each`,
     );
   });
 

@@ -54,7 +54,7 @@ export async function pdfPages(fileName: string, bytes: Uint8Array, work: HeavyW
   try {
     texts = await work.run('pdfText', bytes, owner, signal);
   } catch (error) {
-    throw unreadable(fileName, error, (failure) => `${fileName} is not a readable PDF: ${pdfProblem(failure)}`);
+    throw unreadable(fileName, error, (failure) => (failure.name === 'TooManyPagesError' ? `${fileName} ${failure.message}` : `${fileName} is not a readable PDF: ${pdfProblem(failure)}`));
   }
   if (texts.every((t) => t.trim() === '')) {
     throw new UnreadableDocumentError(`${fileName} has no extractable text (scanned images are not supported): run it through OCR (text recognition) first, or upload the document it was made from`);

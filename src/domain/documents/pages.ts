@@ -10,6 +10,15 @@ const MARKER = /^--- PAGE (\d+) ---$/;
 /** Bounds the work one document can cause (a textbook has a few hundred pages). */
 export const MAX_PAGES = 2000;
 
+/** A readable file of more than MAX_PAGES pages: its message completes "<file> " (it is no unreadable PDF). */
+export class TooManyPagesError extends Error {
+  override readonly name = 'TooManyPagesError';
+
+  constructor(pages: number) {
+    super(`has ${pages} pages, more than the ${MAX_PAGES} a document may have; split it into files of at most ${MAX_PAGES} pages and upload each`);
+  }
+}
+
 export function pageMarker(n: number): string {
   return `--- PAGE ${n} ---`;
 }

@@ -73,7 +73,7 @@ export type ReadyOutcome = 'ready' | 'failed' | 'stale';
  * chunks are removed instead and nothing else changes (`stale`). A document whose pages would
  * pass the account's pages limit ends `failed` instead.
  */
-export async function markDocumentReady(em: EntityManager, index: SearchIndex, done: IndexedDocument, maxPages: (accountId: string) => Promise<number>, now: Date): Promise<ReadyOutcome> {
+export async function markDocumentReady(em: EntityManager, index: SearchIndex, done: IndexedDocument, maxPages: (accountId: string) => Promise<number | null>, now: Date): Promise<ReadyOutcome> {
   return em.transactional(async (tx) => {
     const row = await lockDocument(tx, done.documentId);
     if (!row || row.revision !== done.revision || row.state !== 'processing') {
@@ -90,8 +90,8 @@ export async function markDocumentReady(em: EntityManager, index: SearchIndex, d
        where s.account_id = ? and d.state = 'ready' and d.id <> ?`,
       [row.account_id, done.documentId],
     );
-    if (Number(used?.pages ?? 0) + done.pages > limit) {
-      await failLocked(tx, index, row, done.documentId, `The document has ${done.pages} pages, more than the ${limit - Number(used?.pages ?? 0)} left of the plan's limit of ${limit} pages per account. Delete documents you no longer need and upload it again.`, now);
+    if (limit === null || Number(used?.pages ?? 0) + done.pages > limit) {
+      await failLocked(tx, index, row, done.documentId, overPagesReason(done.pages, limit, Number(used?.pages ?? 0)), now);
       return 'failed';
     }
     await index.deleteChunks(row.store_id, { documentId: done.documentId, exceptRun: done.run });
@@ -103,6 +103,12 @@ export async function markDocumentReady(em: EntityManager, index: SearchIndex, d
     recordEvent(tx, row.account_id, 'knowledge_base.document.ready', documentEvent(row, done.documentId, null), now);
     return 'ready';
   });
+}
+
+/** Why a document read in full is not kept: the plan has no knowledge bases (null: changed while it was read), or no room for its pages. */
+function overPagesReason(pages: number, limit: number | null, used: number): string {
+  if (limit === null) return "The account's plan does not include custom knowledge bases (it changed while the document was read): on a plan with them, upload the document again.";
+  return `The document has ${pages} ${pages === 1 ? 'page' : 'pages'}, more than the ${limit - used} left of the plan's limit of ${limit} pages per account. Delete documents you no longer need and upload it again.`;
 }
 
 /**

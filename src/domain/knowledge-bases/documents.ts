@@ -168,9 +168,10 @@ export async function lockAccountStorage(tx: EntityManager, accountId: string): 
 }
 
 /** The pages limit of the account's plan, checked when a document's pages are known. */
-export async function maxPagesOf(em: EntityManager, accountId: string, now: Date): Promise<number> {
+export async function maxPagesOf(em: EntityManager, accountId: string, now: Date): Promise<number | null> {
   const subscription = await currentSubscription(em, accountId, now);
-  return subscription ? (await storageLimits(em, subscription.plan.id)).maxPages : 0;
+  if (!subscription?.plan.customKnowledgeBases) return null;
+  return (await storageLimits(em, subscription.plan.id)).maxPages;
 }
 
 /** The plan's storage limits; none (zeros) for a plan without a row. */
