@@ -2205,8 +2205,17 @@ export interface components {
                 action: string;
                 /** @description What it happened to (a key's display prefix, a plan). */
                 subject: string | null;
-                /** @description Who did it. */
+                /** @description Who did it (null when it was not a person of the account; `detail.by` then says who). */
                 user_email: string | null;
+                /**
+                 * @description What changed, by action: a subscription's `state` (`active`, `trialing`, `cancelled`, `expired`) and, when no person of the account made the change, `by` (`payment gateway`, `operator`) and the `payment`; a key's `name`; a rolled key's `new_key` and `grace_minutes`; the account's `organisation`. Empty when there is nothing more to say.
+                 * @example {
+                 *       "state": "cancelled"
+                 *     }
+                 */
+                detail: {
+                    [key: string]: string | number | boolean;
+                };
                 /**
                  * Format: date-time
                  * @description When.

@@ -8,6 +8,7 @@ export const getAuditLog: KeylessHandler<'getAuditLog'> = async ({ em, session }
       action: e.action,
       subject: e.subject ?? null,
       user_email: e.user?.email ?? null,
+      detail: e.detail as Record<string, string | number | boolean>,
       created_at: e.createdAt.toISOString(),
     })),
   },

@@ -614,7 +614,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       method: 'GET', path: /^\/dashboard\/audit-log$/, signedIn: true,
       run: async (page) => {
         const events = await listAudit(page.ctx.state.em, page.session!.accountId, 200);
-        render(page, 'audit-log', 'Audit log', { events: events.map((e) => ({ created_at: e.createdAt.toISOString(), action: e.action, subject: e.subject, user_email: e.user?.email ?? null })) });
+        render(page, 'audit-log', 'Audit log', { events: events.map((e) => ({ created_at: e.createdAt.toISOString(), action: e.action, subject: e.subject, ...auditDetails(e.detail, e.user?.email) })) });
       },
     },
   ];
@@ -691,4 +691,13 @@ function setSecurityHeaders(ctx: Ctx): void {
   // links from mails carry tokens in their query: never pass them to another site (and not
   // no-referrer, with which browsers send `Origin: null` on form posts)
   ctx.set('Referrer-Policy', 'same-origin');
+}
+
+/** An audit event's detail as the page shows it ("state: cancelled"), and who made the change: a person, or the detail's `by` (the payment gateway, the operator). */
+function auditDetails(detail: Record<string, unknown>, email: string | undefined): { details: string; who: string } {
+  const details = Object.entries(detail)
+    .filter(([name]) => name !== 'by')
+    .map(([name, value]) => `${name.replaceAll('_', ' ')}: ${String(value)}`)
+    .join(', ');
+  return { details, who: email ?? (typeof detail.by === 'string' ? detail.by : '') };
 }

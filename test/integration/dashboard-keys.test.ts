@@ -70,6 +70,12 @@ describe('API keys in the dashboard', () => {
     expect(audit.events.map((e) => e.action)).toEqual(['key.revoked', 'key.created', 'subscription.changed', 'account.created']);
     expect(audit.events[0]!.user_email).toBe(session.user.email);
     expect(audit.events[0]!.subject).toBe(data!.api_key.display_prefix);
+    // what changed is told, not only that something did (each subscription change read alike)
+    expect(audit.events[1]!.detail).toEqual({ name: data!.api_key.name });
+    expect(audit.events[2]!.detail).toMatchObject({ state: 'active' });
+    const page = await browser.page('/dashboard/audit-log');
+    expect(page.html).toContain(`<td>name: ${data!.api_key.name}</td>`);
+    expect(page.html).toContain('<td>state: active</td>');
   });
 
   test('restrictions are kept, and an invalid IP range is refused with the field named', async () => {
