@@ -173,6 +173,9 @@ describe('extractive answers', () => {
       'Simple interest is paid on the principal only.',
     ].join('\n');
     expect(extractiveAnswer('How much does a deposit earn at compound interest?', [passage(interest)]).answer).toMatch(/^Answer: after the first year/);
+    // a numbered step neither asks nor instructs: the line under it is not its answer
+    const steps = ['(b) Put the leaf in warm alcohol to remove the chlorophyll.', 'The leaf turns blue-black when iodine is added.', 'Alcohol removes chlorophyll from the leaf.'].join('\n');
+    expect(extractiveAnswer('Why is the leaf put in alcohol?', [passage(steps)]).answer).toBe('Alcohol removes chlorophyll from the leaf.');
   });
 
   test('a sentence of the passage with question words that the best one lacks joins the answer, in the passage\'s order, within 60 words', () => {

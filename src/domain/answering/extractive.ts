@@ -62,6 +62,13 @@ const QUESTION_END = /\?["'”’)]*$/u;
 const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
 // An exam paper's mark allocation ("[4 marks]", "(ලකුණු 2)") is furniture: neither quoted nor matched ("a set of marks")
 const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
+// The verbs of an exam item's instruction ("ප්‍රකාශ කරන්න": state; "உதாரணங்கள் தருக": give
+// examples): a numbered line with one asks, as a question does; one without is a step or an outcome
+const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க';
+const INSTRUCTIONS = new Set([
+  ...SINHALA_TAMIL_INSTRUCTIONS.split(' '),
+  ...'state explain describe calculate find solve name list define give write show simplify compare draw identify determine prove convert express'.split(' '),
+]);
 // Words that ask or instruct (in a question, never in its answer; Tamil's asking words are the analyser's asksOnly) and
 // Sinhala and Tamil function words (the analyser removes English stopwords only): a sentence
 // sharing them with the question says nothing
@@ -69,8 +76,8 @@ const NOT_CONTENT = new Set(
   [
     // asking
     'why when does not ද කුමක්ද කුමක් කවුද කවුරුන්ද කොහේද කොතැනද කීයද කීය කොපමණද කොපමණ කුමන කුමනද කවදාද කවදා ඇයි කෙසේද කොහොමද මොනවාද මොකක්ද කොතරම්',
-    // instructions of exam items ("ප්‍රකාශ කරන්න": state; "உதாரணங்கள் தருக": give examples), never in their answers
-    'කරන්න ලියන්න දක්වන්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க',
+    // instructions of exam items, never in their answers
+    SINHALA_TAMIL_INSTRUCTIONS,
     // Sinhala function words
     'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
     'දක්වා වැනි බව බවට යුතු හැකි හැකිය හැක නිසා විට ගැන පිළිබඳ මත යටතේ සමඟ සමග වෙත යනු දී වල මගින් අනුව ලබා පමණ ය යි',
@@ -440,7 +447,11 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // the answer's first prose, after at most one formula
     let k = i + 1;
     if (k < out.length && !/\p{L}/u.test(out[k]!.text)) k++;
-    const asks = EXAM_ITEM.test(out[from]!.text) || QUESTION_END.test(sentence.text);
+    // a question or an exam item's instruction counts in full, a heading less; a numbered line that
+    // neither asks nor instructs ("2. Put the leaf in warm alcohol.") is a step, which nothing answers
+    const line = out.slice(from, i + 1).map((o) => o.text).join(' ');
+    const asks = QUESTION_END.test(sentence.text) || (EXAM_ITEM.test(line) && line.toLowerCase().split(/[^\p{L}\p{M}]+/u).some((word) => INSTRUCTIONS.has(word)));
+    if (!asks && EXAM_ITEM.test(line)) continue;
     if (k < out.length && out[k]!.prose) out[k]!.under = { from, to: i, weight: asks ? 1 : HEADING_WEIGHT };
   }
   return out;
