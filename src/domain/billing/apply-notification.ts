@@ -142,7 +142,8 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   // twice) only carries on the account's current order while it is active, on the recurring
   // payments recorded for it: a cancelled plan, or one replaced by Free, a trial or another
   // order, is never brought back by its late notices.
-  const paidLater = !current && subscription !== null && subscription.chosenAt > paidAt;
+  // a payment the gateway gives no date for was made after its checkout was opened, no earlier
+  const paidLater = !current && subscription !== null && subscription.chosenAt > (confirmed.paidAt ?? order.createdAt);
   const carriesOn = current && subscription.state === 'active' && (!recorded || !gatewayId || gatewayId === recorded);
   if (!(event.kind === 'paid' && firstPayment && !paidLater) && !carriesOn) {
     // money taken for recurring payments no plan is paid by: they stop
