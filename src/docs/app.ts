@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { authenticate, type AuthSettings } from '../domain/keys/authenticate.js';
 import { AuthenticationError, ForbiddenError, LimitExceededError, ServiceError } from '../domain/errors.js';
 import { FailedAuthThrottle } from '../domain/keys/failed-auth-throttle.js';
-import { hashKey } from '../domain/keys/key-format.js';
+import { hashKey, keyEnvironment } from '../domain/keys/key-format.js';
 import { ipAllowed } from '../domain/keys/restrictions.js';
 import { admitDocs, type DocsClient } from '../domain/limits/docs-limits.js';
 import { mapError } from '../http/error-mapper.js';
@@ -93,7 +93,8 @@ export function createDocsApp(deps: DocsAppDeps): Koa {
 async function clientOf(ctx: Context, em: ReturnType<Orm['em']['fork']>, deps: DocsAppDeps, failedAuth: FailedAuthThrottle, now: Date): Promise<DocsClient> {
   const address: DocsClient = { kind: 'address', address: ctx.ip };
   const presented = ctx.get('X-API-Key');
-  if (!presented) return address;
+  // as on the API, malformed keys and keys of the other environment are not looked up, nor counted as failed
+  if (!presented || keyEnvironment(presented) !== deps.auth.environment) return address;
   const keyHash = hashKey(presented, deps.auth.hashSecret);
   try {
     failedAuth.check(ctx.ip, keyHash, now.getTime());
