@@ -205,17 +205,21 @@ function parse<S extends z.ZodType>(settings: S, env: NodeJS.ProcessEnv): z.outp
 
 /**
  * The shutdown grace period: as configured, or longer than the longest request (attachment
- * downloads of 10 s; reading the attachments and counting tokens, each job started within
- * HEAVY_WORK_WAIT_MS and done within HEAVY_WORK_CPU_MS; a question's embedding and its answer's
- * candidate sentences', each up to EMBEDDINGS_QUERY_TIMEOUT_MS; a completion call of up to PROVIDER_TIMEOUT_MS with one retry), so
+ * downloads of 10 s; reading its attachments one after another and counting tokens, six jobs at
+ * most, each waiting up to HEAVY_WORK_WAIT_MS for a thread other accounts hold and done within
+ * HEAVY_WORK_CPU_MS; a question's embedding and its answer's candidate sentences', each up to
+ * EMBEDDINGS_QUERY_TIMEOUT_MS; a completion call of up to PROVIDER_TIMEOUT_MS with one retry), so
  * that a deploy never cuts a request that would have finished.
  */
 export function shutdownGraceMs(config: Config): number {
   return (
     config.SHUTDOWN_GRACE_MS ??
-    2 * config.PROVIDER_TIMEOUT_MS + 2 * config.EMBEDDINGS_QUERY_TIMEOUT_MS + 15_000 + 2 * (config.HEAVY_WORK_WAIT_MS + config.HEAVY_WORK_CPU_MS)
+    2 * config.PROVIDER_TIMEOUT_MS + 2 * config.EMBEDDINGS_QUERY_TIMEOUT_MS + 15_000 + HEAVY_JOBS_PER_REQUEST * (config.HEAVY_WORK_WAIT_MS + config.HEAVY_WORK_CPU_MS)
   );
 }
+
+/** A query's heavy jobs: its attachments (at most 5) and its token count. */
+const HEAVY_JOBS_PER_REQUEST = 6;
 
 /** Where the docs site listens, and the public addresses its pages link to (without a trailing slash). */
 export function docsSettings(config: Config): { host: string; port: number; docsBaseUrl: string; apiBaseUrl: string } {

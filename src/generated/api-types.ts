@@ -3397,10 +3397,11 @@ export interface components {
          *     with keys that recently authenticated from it; the `X-RateLimit-*` headers then describe
          *     that address's window of failed attempts.
          *
-         *     And one on the query operations: too many of the key's attachments waiting to be read.
-         *     Files are read a few at a time per key (one at a time by default) so that one caller
-         *     cannot take the capacity of all; a key that already has 5 files waiting (by default) is
-         *     refused with `rate_limit_exceeded` until its earlier requests finish. Unlike a refused
+         *     And one on the query operations: too many of the account's attachments waiting to be read.
+         *     Files are read a few at a time per account, all its keys together (one at a time by
+         *     default) so that one customer cannot take the capacity of all; an account that already has
+         *     5 files waiting (by default) is refused with `rate_limit_exceeded` until its earlier
+         *     requests finish. Unlike a refused
          *     limit, that request was admitted and counts once; `Retry-After` gives the seconds one
          *     file may take.
          *
