@@ -376,7 +376,9 @@ export interface paths {
          * Replace a document's file and metadata
          * @description Uploads a new file (and metadata) for the document, which keeps its id and goes back to
          *     `processing`; its earlier passages stay found until the new ones replace them. The body
-         *     and limits are those of `uploadDocument`. Enterprise plan only (other plans answer `403 forbidden`).
+         *     and limits are those of `uploadDocument`. Without `name`, a document named after its file
+         *     takes the new file's name; a name given before stays. Enterprise plan only (other plans
+         *     answer `403 forbidden`).
          */
         put: operations["replaceDocument"];
         post?: never;

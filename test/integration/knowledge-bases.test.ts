@@ -238,6 +238,13 @@ describe('documents', () => {
     const answer = await ask(owner.key, kb.id, 'What does diffusion do? What moves water, osmosis?');
     expect(answer.body.citations.map((c) => c.chunk_text).join(' ')).toContain('Diffusion');
     expect(answer.body.citations.map((c) => c.chunk_text).join(' ')).not.toContain('Osmosis');
+
+    // a name that was the file's follows the new file (citations named the old edition); one given stays
+    const renamed = await call(url(), 'replaceDocument', owner.key, { path: { kb_id: kb.id, document_id: first.id }, form: uploadForm({ name: 'edition-2.md', bytes: notes('Diffusion.').bytes }) });
+    expect(renamed.body).toMatchObject({ name: 'edition-2.md' });
+    await call(url(), 'replaceDocument', owner.key, { path: { kb_id: kb.id, document_id: first.id }, form: uploadForm({ name: 'edition-3.md', bytes: notes('Diffusion.').bytes }, NOTES_METADATA, 'Cell transport') });
+    const named = await call(url(), 'replaceDocument', owner.key, { path: { kb_id: kb.id, document_id: first.id }, form: uploadForm({ name: 'edition-4.md', bytes: notes('Diffusion.').bytes }) });
+    expect(named.body).toMatchObject({ name: 'Cell transport' });
   });
 
   test('a deleted document is out of the index when the call returns', async () => {

@@ -71,7 +71,8 @@ export async function replaceDocumentFile(tx: EntityManager, principal: Principa
   if (!document) throw documentNotFound(documentId);
   await checkStorage(tx, principal, { documents: 0, bytes: input.file.bytes.length - document.sizeBytes });
   tx.assign(document, {
-    name: input.name ?? document.name,
+    // a name given is kept; one that was only the old file's name follows the new file, as an upload's does
+    name: input.name ?? (document.name === document.fileName ? input.file.name : document.name),
     metadata: metadataRecord(input.metadata),
     pageCount: null,
     chunkCount: null,
