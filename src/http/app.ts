@@ -11,6 +11,7 @@ import { errorMapper } from './error-mapper.js';
 import { InFlightRequests } from './in-flight.js';
 import type { Logger } from './logger.js';
 import { requestContext } from './request-context.js';
+import { routedMethod } from './routed-method.js';
 
 export interface AppDeps {
   orm: Orm;
@@ -39,8 +40,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(dashboardPages({ clock: deps.clock, services: deps.services, rootDir: deps.rootDir }));
   app.use(async (ctx) => {
     await api.handleRequest(
-      // HEAD is a GET whose body is not sent (RFC 9110 9.3.2): Node leaves the body out
-      { method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string | string[]> },
+      { method: routedMethod(ctx.method), path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string | string[]> },
       ctx,
     );
   });

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import type { Services } from '../services.js';
 import { Account, ApiKey, CheckoutOrder, Invoice } from '../db/entities.js';
 import { listAudit } from '../domain/audit/audit-log.js';
+import { routedMethod } from './routed-method.js';
 import { startCheckout } from '../domain/billing/checkout.js';
 import { cancelSubscription, changeSubscription } from '../domain/billing/subscriptions.js';
 import { DependencyUnavailableError, ForbiddenError, InvalidRequestError, NotFoundError, ServiceError } from '../domain/errors.js';
@@ -632,8 +633,9 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
       return;
     }
     setSecurityHeaders(ctx);
+    const method = routedMethod(ctx.method);
     const asset = /^\/dashboard\/assets\/(vendor\/)?([A-Za-z.-]+)$/.exec(ctx.path);
-    const file = asset && ctx.method === 'GET' ? (asset[1] ? VENDOR[asset[2]!] : ASSETS[asset[2]!] && ([join('dashboard', 'assets', asset[2]!), ASSETS[asset[2]!]!] as [string, string])) : undefined;
+    const file = asset && method === 'GET' ? (asset[1] ? VENDOR[asset[2]!] : ASSETS[asset[2]!] && ([join('dashboard', 'assets', asset[2]!), ASSETS[asset[2]!]!] as [string, string])) : undefined;
     if (file) {
       ctx.type = file[1];
       ctx.set('Cache-Control', 'public, max-age=300');
@@ -643,7 +645,7 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
     const now = deps.clock.now();
     for (const route of routes) {
       const match = ctx.path.match(route.path);
-      if (!match || route.method !== ctx.method) continue;
+      if (!match || route.method !== method) continue;
       const state = ctx.state;
       const token = ctx.cookies.get(SESSION_COOKIE);
       const session = token ? await findSession(state.em, token, services.signIn, now) : null;

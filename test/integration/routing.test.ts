@@ -50,6 +50,9 @@ describe('routing', () => {
     expect((await fetch(`${server.url}/api/v1/dev/usage`, { method: 'HEAD' })).status).toBe(401);
     const post = await fetch(`${server.url}/api/v1/dev/query`, { method: 'HEAD', headers: { 'X-API-Key': key } });
     expect([post.status, post.headers.get('allow')]).toEqual([405, 'POST']);
+    // and so do the dashboard's pages (a monitor's HEAD got the 404 page)
+    const page = await fetch(`${server.url}/dashboard/log-in`, { method: 'HEAD' });
+    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([200, 'text/html; charset=utf-8', '']);
   });
 
   test('every operation of the contract has its handler: anonymous calls are 401 where a key or session is needed, never 501', async () => {
