@@ -35,7 +35,7 @@ describe('routing', () => {
     const { key } = await newKey(server.orm);
     const res = await fetch(`${server.url}/api/v1/dev/knowledge-bases/default/documents?stat=failed&limit=3`, { headers: { 'X-API-Key': key } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ detail: "Unknown query parameter 'stat': this operation takes cursor, limit, state." });
+    expect(await res.json()).toMatchObject({ detail: "Unknown query parameter 'stat': this operation takes category, cursor, grade, language, limit, state, subject, year." });
     const plans = await fetch(`${server.url}/api/v1/dev/plans?verbose=1`, { headers: { 'X-API-Key': key } });
     expect([plans.status, ((await plans.json()) as { detail: string }).detail]).toEqual([400, "Unknown query parameter 'verbose': this operation takes none."]);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Orm } from '../../src/db/orm.js';
 import { migrate } from '../../src/db/migrate.js';
-import { newKey } from './support/accounts.js';
 import { onCleanup } from './support/cleanup.js';
 import { connectDatabase, databaseUrl } from './support/server.js';
 
@@ -21,6 +22,24 @@ async function migratedTo(name: string, migration: string) {
   return orm;
 }
 
+/**
+ * A key (of `accountId`, else of a new account) as rows of the schema the early migrations made:
+ * written in SQL, as the entities have columns those migrations do not (a subscription's chosen_at).
+ */
+async function oldKey(orm: Orm, accountId?: string): Promise<{ keyId: string; accountId: string }> {
+  const em = orm.em.fork();
+  const account = accountId ?? randomUUID();
+  if (!accountId) await em.execute('insert into account (id, name) values (?, ?)', [account, 'account of an old schema']);
+  const keyId = randomUUID();
+  await em.execute(`insert into api_key (id, account_id, name, key_hash, display_prefix, environment, status) values (?, ?, 'test', ?, ?, 'live', 'active')`, [
+    keyId,
+    account,
+    randomBytes(32).toString('hex'),
+    `svc_${randomBytes(4).toString('hex')}`,
+  ]);
+  return { keyId, accountId: account };
+}
+
 // src/db/entities.ts and src/db/migrations/ must describe one schema: the ORM maps rows by the
 // entities, while the database is made by the migrations alone.
 describe('entities and migrations', () => {
@@ -35,7 +54,7 @@ describe('entities and migrations', () => {
 describe('migrations that carry data', () => {
   test('the request log of earlier months becomes the per-endpoint counters that GET /usage reads', async () => {
     const orm = await migratedTo('usage_backfill', 'Migration20261124100000_webhooks');
-    const { keyId } = await newKey(orm, { plan: 'starter' });
+    const { keyId } = await oldKey(orm);
     const em = orm.em.fork();
     await em.execute(
       `insert into request_log (api_key_id, request_id, method, endpoint, status, tokens, cost_usd, created_at) values
@@ -106,10 +125,10 @@ describe('migrations that carry keys', () => {
 describe('migrations that carry the audit log', () => {
   test('keys rolled before replaced_by existed get their first replacement from the key.rolled entries, within their own account', async () => {
     const orm = await migratedTo('replaced_from_audit', 'Migration20261129000000_replaced_keys');
-    const first = await newKey(orm, { plan: 'pro' });
+    const first = await oldKey(orm);
     const { accountId } = first;
-    const [second, third, fourth] = [await newKey(orm, { plan: 'pro', accountId }), await newKey(orm, { plan: 'pro', accountId }), await newKey(orm, { plan: 'pro', accountId })];
-    const other = await newKey(orm, { plan: 'pro' });
+    const [second, third, fourth] = [await oldKey(orm, accountId), await oldKey(orm, accountId), await oldKey(orm, accountId)];
+    const other = await oldKey(orm);
     const em = orm.em.fork();
     const prefixes = new Map(
       (await em.execute<{ id: string; display_prefix: string }[]>('select id, display_prefix from api_key where account_id in (?, ?)', [accountId, other.accountId])).map((r) => [r.id, r.display_prefix]),
@@ -134,6 +153,28 @@ describe('migrations that carry the audit log', () => {
       [third.keyId, null],
       [fourth.keyId, null],
       [other.keyId, null],
+    ]));
+  });
+
+  test("a subscription's chosen_at is the later of its period's start and its last plan change not made by the payment gateway", async () => {
+    const orm = await migratedTo('chosen_at', 'Migration20261129100000_replaced_keys_from_audit');
+    const em = orm.em.fork();
+    const [cancelled, untouched] = [await oldKey(orm), await oldKey(orm)];
+    const [plan] = await em.execute<{ id: string }[]>("select id from plan where code = 'pro'");
+    for (const { accountId } of [cancelled, untouched]) {
+      await em.execute(`insert into subscription (id, account_id, plan_id, state, current_period_start) values (?, ?, ?, 'cancelled', '2026-11-01T10:00:00Z')`, [randomUUID(), accountId, plan!.id]);
+    }
+    const changed = (account: string, detail: object, at: string) =>
+      em.execute(`insert into audit_event (account_id, action, subject, detail, created_at) values (?, 'subscription.changed', 'Pro', ?::jsonb, ?)`, [account, JSON.stringify(detail), at]);
+    // the cancel (in the dashboard) left the period's start as it was; the gateway's later change is no choice
+    await changed(cancelled.accountId, { state: 'cancelled' }, '2026-11-10T10:00:00Z');
+    await changed(cancelled.accountId, { state: 'active', by: 'payment gateway' }, '2026-11-12T10:00:00Z');
+    await changed(untouched.accountId, { state: 'active' }, '2026-10-01T10:00:00Z');
+    await orm.migrator.up();
+    const rows = await em.execute<{ account_id: string; chosen_at: Date }[]>('select account_id, chosen_at from subscription where account_id in (?, ?)', [cancelled.accountId, untouched.accountId]);
+    expect(new Map(rows.map((r) => [r.account_id, new Date(r.chosen_at).toISOString()]))).toEqual(new Map([
+      [cancelled.accountId, '2026-11-10T10:00:00.000Z'],
+      [untouched.accountId, '2026-11-01T10:00:00.000Z'],
     ]));
   });
 });
