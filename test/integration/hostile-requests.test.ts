@@ -348,7 +348,7 @@ describe('a body that stops arriving before its declared length', () => {
 });
 
 describe('random and adversarial bodies', () => {
-  test('never a 500, never a 4xx body over 64 KB, no event-loop stalls over 100 ms', async () => {
+  test('never a 500, never a 4xx body over 64 KB, no event-loop stalls that grow with the input', async () => {
     const keys = await Promise.all(Array.from({ length: 3 }, () => newKey(server.orm, { plan: 'enterprise' })));
     let seed = 20261123;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
@@ -382,11 +382,12 @@ describe('random and adversarial bodies', () => {
     // some were refused and some answered: the generator reaches both sides
     expect(outcomes.some((o) => o.status === 400)).toBe(true);
     // the server shares this process with jest: one pause of its garbage collector, or of a busy
-    // machine's scheduler, can pass 100 ms by itself (CI saw 484 ms once), so the bound on every
-    // request is the 99th percentile (a reader whose cost grows with its input stalls on many
+    // machine's scheduler, can pass 100 ms by itself (CI saw 484 ms once, and a 99th percentile of
+    // 174 ms once, where an idle run has under 10), so the bound on every request is the 99th
+    // percentile at 250 ms (a reader whose cost grows with its input stalls for seconds, on many
     // requests), and the worst single stall only has to stay below what one such reader would cost
     // on the largest body here, seconds
-    expect(delay.percentile(99) / 1e6).toBeLessThan(100);
+    expect(delay.percentile(99) / 1e6).toBeLessThan(250);
     expect(delay.max / 1e6).toBeLessThan(1500);
   });
 });
