@@ -105,9 +105,11 @@ describe('hostile files are read off the event loop, within budgets', () => {
     const normal = await settled(upload('notes.pdf', readFileSync('samples/curriculum/pdf/grade10-science-photosynthesis.pdf'), other));
     expect(normal.status).toBe(200);
     const [first, second, third] = (await Promise.all(slow)).map((r) => r.after).sort((a, b) => a - b);
-    // the hostile key reads one file at a time, each for its budget of 2 s ...
-    expect(second! - first!).toBeGreaterThan(1500);
-    expect(third! - second!).toBeGreaterThan(1500);
+    // the hostile key reads one file at a time, each for its budget of 2 s of processor time (its
+    // reader's tools count too, and may run beside the thread: CI once saw 1.3 s between two), so
+    // they end apart; read side by side on the two threads, they would end together ...
+    expect(second! - first!).toBeGreaterThan(500);
+    expect(third! - second!).toBeGreaterThan(500);
     // ... so the other thread stays free: the other key's file is read beside them, not after
     expect(normal.after).toBeLessThan(first!);
   });
@@ -123,8 +125,8 @@ describe('hostile files are read off the event loop, within budgets', () => {
     const normal = await settled(upload('notes.pdf', readFileSync('samples/curriculum/pdf/grade10-science-photosynthesis.pdf'), other));
     expect(normal.status).toBe(200);
     const [a, b] = (await Promise.all(slow)).map((r) => r.after).sort((x, y) => x - y);
-    // one after the other (per key, they ran side by side and the other account waited)
-    expect(b! - a!).toBeGreaterThan(1500);
+    // one after the other, ending apart (per key, they ran side by side and the other account waited)
+    expect(b! - a!).toBeGreaterThan(500);
     expect(normal.after).toBeLessThan(a!);
   });
 });
