@@ -3,7 +3,7 @@ import Koa, { type Context } from 'koa';
 import type { Orm } from '../db/orm.js';
 import type { Clock } from '../clock.js';
 import { authenticate, type AuthSettings } from '../domain/keys/authenticate.js';
-import { AuthenticationError, ForbiddenError, LimitExceededError, ServiceError } from '../domain/errors.js';
+import { AuthenticationError, ForbiddenError, ServiceError } from '../domain/errors.js';
 import { FailedAuthThrottle } from '../domain/keys/failed-auth-throttle.js';
 import { hashKey, keyEnvironment } from '../domain/keys/key-format.js';
 import { ipAllowed } from '../domain/keys/restrictions.js';
@@ -96,12 +96,7 @@ async function clientOf(ctx: Context, em: ReturnType<Orm['em']['fork']>, deps: D
   // as on the API, malformed keys and keys of the other environment are not looked up, nor counted as failed
   if (!presented || keyEnvironment(presented) !== deps.auth.environment) return address;
   const keyHash = hashKey(presented, deps.auth.hashSecret);
-  try {
-    failedAuth.check(ctx.ip, keyHash, now.getTime());
-  } catch (error) {
-    if (error instanceof LimitExceededError) return address;
-    throw error;
-  }
+  if (failedAuth.held(ctx.ip, keyHash, now.getTime())) return address;
   try {
     const principal = await authenticate(em, deps.auth, presented, now);
     failedAuth.succeeded(keyHash);

@@ -33,6 +33,10 @@ describe('FailedAuthThrottle', () => {
     throttle.fail('198.51.100.1', 0);
     expect(() => throttle.check('198.51.100.1', 'good', 1)).not.toThrow();
     expect(() => throttle.check('198.51.100.1', 'guess', 1)).toThrow(/Too many failed authentication attempts/);
+    // held() says the same without a refusal (the documentation site serves the address's allowance)
+    expect(throttle.held('198.51.100.1', 'good', 1)).toBe(false);
+    expect(throttle.held('198.51.100.1', 'guess', 1)).toBe(true);
+    expect(throttle.held('198.51.100.2', 'guess', 1)).toBe(false);
   });
 
   test('memory stays bounded: the least recent addresses and keys are forgotten', () => {

@@ -28,10 +28,16 @@ export class FailedAuthThrottle {
     private readonly maxEntries = 10_000,
   ) {}
 
-  /** Refuses the address while it is over its limit (429 with Retry-After), unless the key is known good. */
-  check(address: string, keyHash: string, now: number): void {
+  /** Whether the address is over its limit and the key not known good: the key is then not to be looked up. */
+  held(address: string, keyHash: string, now: number): boolean {
     const window = this.current(addressBlock(address), now);
-    if (!window || window.failures < this.perMinute || this.knownGood.has(keyHash)) return;
+    return window !== undefined && window.failures >= this.perMinute && !this.knownGood.has(keyHash);
+  }
+
+  /** Refuses the address while it is held (429 with Retry-After). */
+  check(address: string, keyHash: string, now: number): void {
+    if (!this.held(address, keyHash, now)) return;
+    const window = this.current(addressBlock(address), now)!;
     const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
     throw new LimitExceededError(
       'minute',
