@@ -39,6 +39,8 @@ const SENTENCE_END = /[.!।෴]["'”’)\]]*$/u;
 /** An unpunctuated line this long is prose cut at a passage's end, not a heading. */
 const MIN_UNPUNCTUATED_WORDS = 10;
 // Numbered or lettered exam items in any script: "1.", "(ii)", "b)", "(අ)", "(ஆ)", "Q3"
+/** Text with a letter in it: not a formula, a number or punctuation alone. */
+const HAS_LETTER = /\p{L}/u;
 const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\d+)\s/iu;
 // List items and Markdown headings are fragments, whatever punctuation they end with, and so is
 // text with list items run into it ("... you will be able to: • Describe ... • List ...")
@@ -439,19 +441,20 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   for (let i = 0; i + 1 < out.length; i++) if (!out[i]!.answers && onLine[i + 1] && out[i + 1]!.prose) out[i]!.answers = classify(out[i]!.text, true, inItem[i]!).answers;
   for (const [i, sentence] of out.entries()) {
     // a line of its own that is not prose nor a list item is a question (an exam item, a worked example's) or a heading
-    if (sentence.answers || sentence.prose || inItem[i] || onLine[i + 1] !== false || !/\p{L}/u.test(sentence.text) || RUN_IN_ITEMS.test(sentence.text)) continue;
+    if (sentence.answers || sentence.prose || inItem[i] || onLine[i + 1] !== false || !HAS_LETTER.test(sentence.text) || RUN_IN_ITEMS.test(sentence.text)) continue;
     // the line's earlier sentences ("(a) Sunil deposits Rs. 50,000 ... per year.") are the question's too; after prose it is no line of its own
     let from = i;
     while (from > 0 && onLine[from] && !out[from - 1]!.prose && !out[from - 1]!.answers) from--;
     if (onLine[from]) continue;
     // the answer's first prose, after at most one formula
     let k = i + 1;
-    if (k < out.length && !/\p{L}/u.test(out[k]!.text)) k++;
+    if (k < out.length && !HAS_LETTER.test(out[k]!.text)) k++;
     // a question or an exam item's instruction counts in full, a heading less; a numbered line that
     // neither asks nor instructs ("2. Put the leaf in warm alcohol.") is a step, which nothing answers
     const line = out.slice(from, i + 1).map((o) => o.text).join(' ');
-    const asks = QUESTION_END.test(sentence.text) || (EXAM_ITEM.test(line) && line.toLowerCase().split(/[^\p{L}\p{M}]+/u).some((word) => INSTRUCTIONS.has(word)));
-    if (!asks && EXAM_ITEM.test(line)) continue;
+    const item = EXAM_ITEM.test(line);
+    const asks = QUESTION_END.test(sentence.text) || (item && line.toLowerCase().split(/[^\p{L}\p{M}]+/u).some((word) => INSTRUCTIONS.has(word)));
+    if (!asks && item) continue;
     if (k < out.length && out[k]!.prose) out[k]!.under = { from, to: i, weight: asks ? 1 : HEADING_WEIGHT };
   }
   return out;
@@ -515,7 +518,7 @@ function withoutGluedHeading(sentence: string): string {
  * rest of one on its line (a fragment whatever it reads like).
  */
 function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sentence, 'prose' | 'answers'> {
-  if (inItem || !/\p{L}/u.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text)) return { prose: false, answers: false };
+  if (inItem || !HAS_LETTER.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text)) return { prose: false, answers: false };
   if (QUESTION_END.test(text)) return { prose: false, answers: inParagraph };
   const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
   return { prose, answers: prose };
