@@ -122,6 +122,14 @@ async function recurringOfOrder(orderId: string): Promise<string[]> {
   return [...new Set(rows.map((r) => new URLSearchParams(r.body).get('subscription_id')!))];
 }
 
+/** The recurring payments PayHere lists for the order, as its merchant API lists them. */
+async function recurringAtGateway(orderId: string): Promise<string[]> {
+  const basic = Buffer.from(`${process.env.PAYHERE_APP_ID}:${process.env.PAYHERE_APP_SECRET}`).toString('base64');
+  const token = (await (await fetch(`${sandbox}/merchant/v1/oauth/token`, { method: 'POST', headers: { Authorization: `Basic ${basic}` }, body: 'grant_type=client_credentials' })).json()) as { access_token: string };
+  const listed = (await (await fetch(`${sandbox}/merchant/v1/subscription`, { headers: { Authorization: `Bearer ${token.access_token}` } })).json()) as { data: { subscription_id: number; order_id: string }[] | null };
+  return (listed.data ?? []).filter((s) => s.order_id === orderId).map((s) => String(s.subscription_id));
+}
+
 /**
  * A notification for the order signed as PayHere signs it, with fields of its own: md5sig covers
  * the merchant, order, amount, currency and status only, so this is what a copy of a real one can be.
@@ -272,6 +280,29 @@ describe('paid plans through the PayHere sandbox', () => {
       ['subscription.updated', 'starter'],
       ['subscription.updated', 'starter'],
     ]);
+  });
+
+  test("a renewal whose notice comes before the first payment's gives the plan; the first payment's, late, changes nothing", async () => {
+    const browser = await verifiedBrowser('renewed-first');
+    const order = await checkout(browser, 'starter');
+    // the first payment's notice is held up past the next month's charge (dated a month after the
+    // payment; the service's clock is left as it is, which later tests' paid months depend on)
+    await payOnGateway(order, 'paid', { delayMs: 8000 });
+    const [gatewayId] = await until(() => recurringAtGateway(order.order_id), (ids) => ids.length === 1);
+    await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'success' });
+    const renewed = await until(() => subscriptionOf(browser), (s) => s?.plan === 'Starter');
+    expect(renewed).toMatchObject({ plan: 'Starter', state: 'active' });
+    expect(await outcomes(order.order_id)).toEqual(['renewed']);
+    const [invoice] = (await browser.client.GET('/dashboard/api/invoices')).data!.invoices;
+    // paid until a month after the renewal, and its recurring payments go on
+    const usableUntil = new Date(Date.parse(invoice!.period_end) + 3 * 86_400_000).toISOString();
+    expect(renewed!.current_period_end).toBe(usableUntil);
+    await until(() => processedNotices(order.order_id), (n) => n === 2);
+    expect((await outcomes(order.order_id)).sort()).toEqual(['paid', 'renewed']);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active', current_period_end: usableUntil });
+    expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(2);
+    expect(await gatewayState(gatewayId!)).toBe('active');
+    expect(await gatewaySubscriptionOf(browser)).toBe(gatewayId);
   });
 
   test('a copy of a signed notice claiming RECURRING_STOPPED leaves the plan while PayHere lists its recurring payments active; a genuine stop cancels it, also after PayHere could not be asked', async () => {

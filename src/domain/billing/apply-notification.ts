@@ -119,8 +119,6 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   // each payment pays for the month from when it was taken, whenever (and in whatever order) its notice arrives
   const paidAt = confirmed.paidAt ?? now;
   const periodEnd = monthAfter(paidAt);
-  // the plan runs a few days past it, while the next month's charge and its notice arrive
-  const usableUntil = new Date(periodEnd.getTime() + RENEWAL_GRACE_MS);
   const [invoice] = await tx.execute<{ id: string }[]>(
     `insert into invoice (id, account_id, order_id, payment_id, plan_name, amount, currency, period_start, period_end, paid_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (payment_id) do nothing returning id`,
@@ -131,9 +129,12 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   // the plan paid for again (a renewal, or the same plan bought anew) keeps the time already paid
   const samePlan = current || (subscription?.plan.id === order.plan.id && subscription.state === 'active');
   const previousEnd = samePlan ? subscription.currentPeriodEnd : null;
-  const firstPayment = order.paidAt === null;
+  // the order's first payment is the earliest seen of it: a renewal's notice may come before the
+  // first payment's (held up, or lost), and then the order's paid date moves back to it
+  const earliest = order.paidAt ?? null;
+  const firstPayment = earliest === null || (!current && paidAt < earliest);
   order.state = 'paid';
-  order.paidAt ??= paidAt;
+  if (firstPayment) order.paidAt = paidAt;
   const recorded = subscription?.gatewaySubscriptionId ?? null;
   const gatewayId = confirmed.gatewaySubscriptionId;
   // The first payment of an order is a choice of plan and replaces any other, unless the plan the
@@ -145,7 +146,12 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   // a payment the gateway gives no date for was made after its checkout was opened, no earlier
   const paidLater = !current && subscription !== null && subscription.chosenAt > (confirmed.paidAt ?? order.createdAt);
   const carriesOn = current && subscription.state === 'active' && (!recorded || !gatewayId || gatewayId === recorded);
-  if (!(event.kind === 'paid' && firstPayment && !paidLater) && !carriesOn) {
+  // a renewal that is the first payment seen of its order (whose first notice is late or lost)
+  // chooses its plan as the first payment would have, unless the account chose a plan after the
+  // checkout was opened: then only the first payment's own date can tell which came last
+  const renewalFirst = event.kind === 'renewed' && earliest === null && (subscription === null || subscription.chosenAt <= order.createdAt);
+  const choosesPlan = (event.kind === 'paid' || renewalFirst) && firstPayment && !paidLater;
+  if (!choosesPlan && !carriesOn) {
     // money taken for recurring payments no plan is paid by: they stop
     if (gatewayId && gatewayId !== recorded) stop.push(gatewayId);
     // and so do those recorded for the order while it gives no plan (charged back)
@@ -178,10 +184,14 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   target.orderId = order.id;
   // recorded once the gateway's list ties them to the order (at the latest, with the first renewal)
   target.gatewaySubscriptionId = gatewayId ?? target.gatewaySubscriptionId;
-  // the period is the latest payment's (renewals' notices may come out of order)
-  if (!previousEnd || usableUntil >= previousEnd) {
-    target.currentPeriodStart = paidAt;
-    target.currentPeriodEnd = usableUntil;
+  // the period is the latest payment's (renewals' notices may come out of order, also before the first payment's)
+  const [latest] = current ? [] : await tx.execute<{ paid_at: Date }[]>('select max(paid_at) as paid_at from invoice where order_id = ?', [order.id]);
+  const periodFrom = latest?.paid_at && latest.paid_at > paidAt ? latest.paid_at : paidAt;
+  // the plan runs a few days past the paid month, while the next month's charge and its notice arrive
+  const periodUntil = new Date(monthAfter(periodFrom).getTime() + RENEWAL_GRACE_MS);
+  if (!previousEnd || periodUntil >= previousEnd) {
+    target.currentPeriodStart = periodFrom;
+    target.currentPeriodEnd = periodUntil;
   }
   recordPlanChange(tx, { accountId: order.account.id, userId: null, plan: order.plan, subscription: target, hadPlan, detail: { by: 'payment gateway', payment: event.paymentId } }, now);
   return event.kind;
