@@ -13,6 +13,7 @@ import { PASSWORD_RESET_QUEUE } from './domain/sign-in/accounts.js';
 import { NOTIFICATION_QUEUE } from './domain/billing/notifications.js';
 import { CANCEL_RECURRING_QUEUE } from './domain/billing/recurring-stops.js';
 import { INGESTION_QUEUE } from './domain/knowledge-bases/ingestion-job.js';
+import { FailedAuthThrottle } from './domain/keys/failed-auth-throttle.js';
 import type { SignInSettings } from './domain/sign-in/settings.js';
 import { SmtpMailer } from './mail/smtp-mailer.js';
 import { OpenAiEmbedder, type AvailabilityLog } from './providers/openai-embedder.js';
@@ -35,6 +36,8 @@ export interface Services extends AnsweringServices {
   /** null when no merchant is configured: paid checkout answers 503 */
   payments: PaymentGateway | null;
   trialDays: number;
+  /** payment notifications refused for their signature, per client address: past AUTH_FAILURES_PER_MINUTE, further ones are not stored */
+  refusedNotifications: FailedAuthThrottle;
   /** the billing worker's retries of a notice whose payment PayHere does not list yet, and its sweep */
   billing: BillingSettings;
   jobs: PgBossQueue;
@@ -70,6 +73,7 @@ export function createServices(config: Config, log?: AvailabilityLog): Services 
     mailer: new SmtpMailer(config.SMTP_URL, config.MAIL_FROM),
     signIn: signInSettings(config),
     payments: payments ? new PayHereGateway(payments) : null,
+    refusedNotifications: new FailedAuthThrottle(config.AUTH_FAILURES_PER_MINUTE),
     jobs,
     trialDays: config.TRIAL_DAYS,
     billing: { unlistedRetries: config.PAYHERE_UNLISTED_RETRIES, sweepMs: config.BILLING_SWEEP_MS },

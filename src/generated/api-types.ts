@@ -788,7 +788,7 @@ export interface paths {
         put?: never;
         /**
          * PayHere payment notification
-         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold (or that names another merchant) is refused (`403`) and logged; a body that is not a notification is `400`; a repeat of one already received (same order, payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
+         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold (or that names another merchant) is refused (`403`) and logged, and past 60 such refusals a minute from one address (`AUTH_FAILURES_PER_MINUTE`) further refused ones are not stored (`429`); a notification of an order with 5 waiting to be processed is not stored (`429`: send it again later); a body that is not a notification is `400`; a repeat of one already received (same order, payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
          */
         post: operations["payhereNotify"];
         delete?: never;
@@ -4198,6 +4198,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Not stored (`rate_limit_exceeded`): the address sent more refused notifications in the last
+         *     minute than allowed (`AUTH_FAILURES_PER_MINUTE`, 60 by default; notifications whose signature
+         *     holds are never refused so), or the notification's order already has 5 notifications waiting
+         *     to be processed. `Retry-After` gives the seconds to wait before sending it again.
+         */
+        NotificationTooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The event's id (`msg_` and 32 hex digits), the same on every retry and redelivery; use it to drop repeats. */
@@ -5484,6 +5500,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["NotificationTooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -397,6 +397,58 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(await orderState(browser, order.order_id, () => true)).toBe('pending');
   });
 
+  test("past the address's allowance of refused notices a forged one is refused unstored (429); PayHere's signed notices still count", async () => {
+    const browser = await verifiedBrowser('forger');
+    const order = await checkout(browser, 'starter');
+    // a minute of its own: the refusals of earlier tests (all from this address) are over
+    clock.advance(61_000);
+    const forged = (n: number) =>
+      sendRaw(server.url, 'payhereNotify', {
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ merchant_id: order.fields.merchant_id!, order_id: order.order_id, payment_id: String(330000000 + n), payhere_amount: order.fields.amount!, payhere_currency: 'LKR', status_code: '2', md5sig: 'F'.repeat(32) }).toString(),
+      });
+    const statuses: number[] = [];
+    for (let n = 0; n < 62; n++) statuses.push((await forged(n)).status);
+    expect(statuses.filter((s) => s === 403)).toHaveLength(60);
+    expect(statuses.slice(60)).toEqual([429, 429]);
+    const refused = await forged(99);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((refused.body as Schemas['Error']).error).toMatchObject({ code: 'rate_limit_exceeded', message: expect.stringContaining('Too many refused notifications') });
+    const [stored] = await server.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from payment_notification where order_id = ?', [order.order_id]);
+    expect(stored!.n).toBe(60);
+    // the gateway's own notice, from the same address, is taken
+    await payOnGateway(order, 'paid');
+    expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
+    clock.advance(61_000);
+    expect((await forged(100)).status).toBe(403);
+  });
+
+  test('an order has at most 5 notices waiting: copies of a real one under new payment ids past them are refused unstored (429), also sent at once', async () => {
+    const browser = await verifiedBrowser('copies');
+    const order = await checkout(browser, 'starter');
+    await payOnGateway(order, 'paid');
+    expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
+    await until(() => processedNotices(order.order_id), (n) => n === 1);
+    const real = (await sentNotices()).find((n) => n.order_id === order.order_id)!;
+    // PayHere lists none of these payments: each waits for a retry (2 s) before it is ignored
+    const copies = await Promise.all(
+      Array.from({ length: 7 }, (_, n) => sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...real, payment_id: String(340000000 + n) }).toString() })),
+    );
+    expect(copies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    const busy = copies.find((r) => r.status === 429)!;
+    expect(busy.headers.get('retry-after')).toBe('60');
+    expect((busy.body as Schemas['Error']).error.message).toContain('already has 5 notifications waiting');
+    const [stored] = await server.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from payment_notification where order_id = ?', [order.order_id]);
+    expect(stored!.n).toBe(6);
+    // once they are ignored, the order takes notices again
+    await until(() => processedNotices(order.order_id), (n) => n === 6);
+    expect((await outcomes(order.order_id)).filter((o) => o.startsWith('ignored: the gateway lists no payment'))).toHaveLength(5);
+    await resend({ ...real, payment_id: '340000099' });
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
+  });
+
   test('a payment PayHere lists only after its notice arrived counts once listed; a refused access token is fetched again', async () => {
     const browser = await verifiedBrowser('late-listing');
     // the service has an access token once it has confirmed a payment; PayHere then lets it run out early

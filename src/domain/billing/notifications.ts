@@ -6,27 +6,47 @@ import { uuidOfName } from '../uuid.js';
 
 export const NOTIFICATION_QUEUE = 'billing-notification';
 
-export type Receipt = { outcome: 'queued' | 'duplicate' } | { outcome: 'rejected'; reason: string };
+export type Receipt = { outcome: 'queued' | 'duplicate' | 'order busy' } | { outcome: 'rejected'; reason: string };
+
+/**
+ * The most notifications of one order that may wait to be processed. PayHere sends about one a
+ * month for an order; the signature leaves the payment id out, so a customer who had their own
+ * order's notice sent to them could send it on under any number of new payment ids, each asking
+ * PayHere's merchant API several times before it is ignored.
+ */
+export const MAX_WAITING_PER_ORDER = 5;
 
 /**
  * Keeps a gateway notification as received, checks its signature, and hands a new verified one
  * to the durable queue. A repeat of one already received (same order, payment, status and message) is
- * stored but never processed twice; a notification whose signature fails is stored and refused.
+ * stored but never processed twice; a notification whose signature fails is stored (unless
+ * `storeRefused` is false: its address sent too many) and refused; one of an order with
+ * MAX_WAITING_PER_ORDER waiting already is not stored.
  */
-export async function receiveNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, body: string, fields: Record<string, string>, now: Date): Promise<Receipt> {
+export async function receiveNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, body: string, fields: Record<string, string>, now: Date, storeRefused = true): Promise<Receipt> {
   const read = gateway.readNotification(fields);
   // kept for lookups only when it looks like an order id: a forged one may carry anything (a NUL byte included)
   const orderId = /^[\x21-\x7e]{1,64}$/.test(fields.order_id ?? '') ? fields.order_id! : null;
   if (!read.verified) {
-    em.create(PaymentNotification, { receivedAt: now, body, verified: false, orderId, outcome: `rejected: ${read.reason}`, processedAt: now });
-    await em.flush();
+    if (storeRefused) {
+      em.create(PaymentNotification, { receivedAt: now, body, verified: false, orderId, outcome: `rejected: ${read.reason}`, processedAt: now });
+      await em.flush();
+    }
     return { outcome: 'rejected', reason: read.reason };
   }
-  const [row] = await em.execute<{ id: string }[]>(
-    `insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values (?, ?, true, ?, ?)
-     on conflict (dedupe_key) do nothing returning id`,
-    [now, body, read.dedupeKey, orderId],
-  );
+  const row = await em.transactional(async (tx) => {
+    // the order's notifications are counted and stored one at a time, so that simultaneous ones keep to the cap
+    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`payment_notification:${orderId}`]);
+    const [waiting] = await tx.execute<{ n: number }[]>('select count(*)::int as n from payment_notification where order_id = ? and verified and processed_at is null', [orderId]);
+    if (waiting!.n >= MAX_WAITING_PER_ORDER) return 'order busy' as const;
+    const [inserted] = await tx.execute<{ id: string }[]>(
+      `insert into payment_notification (received_at, body, verified, dedupe_key, order_id) values (?, ?, true, ?, ?)
+       on conflict (dedupe_key) do nothing returning id`,
+      [now, body, read.dedupeKey, orderId],
+    );
+    return inserted;
+  });
+  if (row === 'order busy') return { outcome: 'order busy' };
   if (!row) {
     em.create(PaymentNotification, { receivedAt: now, body, verified: true, orderId, outcome: 'duplicate', processedAt: now });
     await em.flush();
