@@ -82,6 +82,12 @@ describe('detectType', () => {
       "Attachment 'notes.txt' is declared as text/plain, but it is not UTF-8 text: save it as UTF-8 and send it again.",
     );
   });
+
+  test('UTF-8 text with a NUL is told so, not that it is not UTF-8', async () => {
+    await expect(detectType({ name: 'notes.txt' }, new TextEncoder().encode('ප්‍රකාශ\u0000 notes'))).rejects.toThrow(
+      "Attachment 'notes.txt' is UTF-8 text with a NUL character (U+0000), which text may not contain: remove it and send it again.",
+    );
+  });
 });
 
 describe('image token cost', () => {

@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { fileTypeFromBuffer } from 'file-type';
 import { InvalidAttachmentError } from '../errors.js';
 import { SUPPORTED_TYPES, type SupportedType } from './limits.js';
@@ -104,6 +105,12 @@ export async function detectType(hints: TypeHints, bytes: Uint8Array, shownName 
   const actual = await sniffedType(bytes);
   const declared = declaredType(hints) ?? actual;
   if (!(SUPPORTED_TYPES as readonly string[]).includes(declared)) throw new UnsupportedMediaTypeError(shownName, declared);
-  if (declared !== actual) throw new ContentMismatchError(shownName, declared, actual);
+  if (declared !== actual) {
+    // UTF-8 with a NUL sniffs as octet-stream too, but saving it as UTF-8 again would not help
+    if (declared === 'text/plain' && isUtf8(bytes) && bytes.includes(0)) {
+      throw new InvalidAttachmentError(`Attachment '${shownName}' is UTF-8 text with a NUL character (U+0000), which text may not contain: remove it and send it again.`);
+    }
+    throw new ContentMismatchError(shownName, declared, actual);
+  }
   return declared as SupportedType;
 }
