@@ -12,9 +12,8 @@ export function checkWellFormed(value: unknown, path = ''): void {
   if (typeof value === 'string') {
     if (!value.isWellFormed()) throw new InvalidRequestError(`Field '${path || 'body'}' contains an unpaired surrogate, which is not valid Unicode text.`);
     if (value.includes('\u0000')) throw new InvalidRequestError(`Field '${path || 'body'}' contains a NUL character (U+0000), which no text field accepts.`);
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => checkWellFormed(item, `${path}[${i}]`));
   } else if (value && typeof value === 'object') {
+    // written as the schema's messages write fields: attachments.0.url
     for (const [key, item] of Object.entries(value)) checkWellFormed(item, path ? `${path}.${key}` : key);
   }
 }

@@ -66,8 +66,14 @@ function describe(e: ErrorObject, body: unknown, parameters: boolean): string {
     }
     case 'pattern':
       return `${name} ${PATTERN_RULES[String(p.pattern)] ?? 'has an invalid format'}.`;
-    case 'format':
+    case 'format': {
+      const sent = lookup(body, e.instancePath);
+      // an internationalised address (a Sinhala or Tamil host name, a path in any script) is valid in a browser's address bar, not as a URI
+      if (p.format === 'uri' && typeof sent === 'string' && /[\u0080-\u{10FFFF}]/u.test(sent)) {
+        return `${name} must be a valid uri, which is written in ASCII: give a host name in its ASCII form (xn--...) and percent-encode other characters (new URL(url).href does both).`;
+      }
       return `${name} must be a valid ${String(p.format)}.`;
+    }
     case 'minProperties':
       return `${field ? `${name}` : 'The request body'} must name at least ${String(p.limit)} field${Number(p.limit) === 1 ? '' : 's'} to change.`;
     case 'uniqueItems':

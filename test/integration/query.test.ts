@@ -228,6 +228,7 @@ describe('bad requests get the documented errors and still count', () => {
     ['[1, 2]', 400, 'must be a JSON object'],
     ['{"query": "photosynthesis", "filters": {"subject": "\\ud800"}}', 400, "Field 'filters.subject' contains an unpaired surrogate"],
     ['{"query": "\\udfff x"}', 400, "Field 'query' contains an unpaired surrogate"],
+    ['{"query": "x", "attachments": [{"url": "https://example.com/a\\u0000.pdf"}]}', 400, "Field 'attachments.0.url' contains a NUL character (U+0000)"],
   ])('%s -> %i', async (body, status, detail) => {
     const res = await post(body);
     expect(res.status).toBe(status);

@@ -31,6 +31,12 @@ describe('request validation messages name the field and the rule', () => {
     [{ query: 'x', model: 'gpt-4' }, "Field 'model' must be one of: svcai-fast, svcai-thinking."],
     [{ query: 'x', attachments: Array.from({ length: 6 }, () => ({ url: 'https://example.org/a.pdf' })) }, 'Too many attachments: 6 were sent, at most 5 are allowed.'],
     [[], 'The request body must be a JSON object.'],
+    [{ query: 'x', attachments: [{ url: 'not a url' }] }, "Field 'attachments.0.url' must be a valid uri."],
+    // an internationalised address, as a browser shows it, is told how to write it
+    [
+      { query: 'x', attachments: [{ url: 'https://කොළඹ.lk/පාඩම.pdf' }] },
+      "Field 'attachments.0.url' must be a valid uri, which is written in ASCII: give a host name in its ASCII form (xn--...) and percent-encode other characters (new URL(url).href does both).",
+    ],
   ])('%j', (body, message) => {
     expect(messageFor(body)).toBe(message);
   });
