@@ -97,13 +97,35 @@ describe('extractive answers', () => {
     );
   });
 
-  test('list items, alone or run into prose, are never quoted', () => {
+  test('list items run into prose, and items that are no whole sentence, are never quoted', () => {
     const text = [
       'By the end of this section, you will be able to: • Describe the ovaries • List the steps of oogenesis',
-      '- The ovaries are the female gonads.',
+      '- Ovaries: the female gonads',
+      '- The female gonads.',
       'The female gonads are the ovaries, which make eggs.',
     ].join('\n');
     expect(extractiveAnswer('What organs are the female gonads?', [passage(text)]).answer).toBe('The female gonads are the ovaries, which make eggs.');
+  });
+
+  test('a list item that is a whole sentence answers alone, with the rest of its line, never with the next item nor when it opens pointing back', () => {
+    const text = [
+      'Kinds of fractions',
+      '- A proper fraction has a numerator smaller than its denominator, for example 2/5. Its value is less than one.',
+      '- An improper fraction has a numerator equal to or greater than its denominator. Its value is one or more.',
+      'Fractions are used every day when food is shared.',
+    ].join('\n');
+    expect(extractiveAnswer('What is a proper fraction?', [passage(text)]).answer).toBe(
+      'A proper fraction has a numerator smaller than its denominator, for example 2/5. Its value is less than one.',
+    );
+    expect(extractiveAnswer('What is the value of an improper fraction?', [passage(text)]).answer).toBe(
+      'An improper fraction has a numerator equal to or greater than its denominator. Its value is one or more.',
+    );
+    // a definition as a Tamil list item ("palisade layer: long cells packed under the upper epidermis.")
+    const tamil = ['இலையின் அமைப்பு', '- வேலிக்கலப் படை: மேற்றோலுக்குக் கீழே நெருக்கமாக அமைந்த நீண்ட கலங்கள்.', '- பஞ்சுக்கலப் படை: தளர்வாக அமைந்த கலங்கள், இடையே வளி இடைவெளிகள் உள்ளன.'].join('\n');
+    expect(extractiveAnswer('வேலிக்கலப் படை என்றால் என்ன?', [passage(tamil, 'tamil')]).answer).toBe('வேலிக்கலப் படை: மேற்றோலுக்குக் கீழே நெருக்கமாக அமைந்த நீண்ட கலங்கள்.');
+    // "He" is the king named before the list, which the item never brings with it
+    const kings = ['King Mahasena ruled in the third century.', '- He built sixteen large tanks, including the Minneriya tank.'].join('\n');
+    expect(extractiveAnswer('Who built sixteen large tanks?', [passage(kings)]).answer).not.toMatch(/He built/);
   });
 
   test("a list item's later sentences on its line are the item's too, never quoted without its subject", () => {

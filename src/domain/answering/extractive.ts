@@ -33,7 +33,10 @@ const PAIR_WEIGHT = 0.2;
 const RANK_COST = 0.05;
 const WORD_COST = 0.002;
 // A sentence that points back early on ("It is ...", "... live in them") needs the one before it to make sense
-const POINTS_BACK = /^(?:\S+\s+){0,6}?(it|its|this|these|that|those|they|them|their|such|he|she|his|her|එය|එහි|මෙය|මේවා|ඔහු|ඇය|ඔවුහු|ඔවුන්|இது|இவை|அது|அவை|அவர்)(?=[\s,])/iu;
+const BACK_REFERENCES = 'it|its|this|these|that|those|they|them|their|such|he|she|his|her|එය|එහි|මෙය|මේවා|ඔහු|ඇය|ඔවුහු|ඔවුන්|இது|இவை|அது|அவை|அவர்';
+const POINTS_BACK = new RegExp(`^(?:\\S+\\s+){0,6}?(${BACK_REFERENCES})(?=[\\s,])`, 'iu');
+// A list item never brings the sentence before its list with it: one that opens with such a word ("He built ...") cannot answer
+const OPENS_POINTING_BACK = new RegExp(`^(${BACK_REFERENCES})(?=[\\s,])`, 'iu');
 // Only prose answers: titles, headings and page furniture do not end with sentence punctuation
 const SENTENCE_END = /[.!।෴]["'”’)\]]*$/u;
 /** An unpunctuated line this long is prose cut at a passage's end, not a heading. */
@@ -50,6 +53,8 @@ const RUN_IN_ITEMS = /\s[•▪◦]\s/u;
 // is one item that the sentence segmenter cuts after "#DIV/0!", and its tail without its subject
 // would answer for another error
 const LIST_ITEM = /^[-•*▪◦–]\s/u;
+/** The fewest words of a list item's first sentence that may answer on its own: shorter ones ("• #DIV/0!", "- Water.") are labels. */
+const MIN_ITEM_WORDS = 6;
 /**
  * How much a heading's words count for the first sentence under it: a section's first sentence
  * often answers its title ("Changing an improper fraction into a mixed number"), but the title
@@ -129,6 +134,11 @@ interface AnalysedSentence {
    * answer is Rs. 90.").
    */
   under?: { from: number; to: number; weight: number };
+  /**
+   * When the sentence is in a list item: the position of the item's first sentence. An item is
+   * quoted from its first sentence, and only with the rest of its own line after it.
+   */
+  item?: number;
   /** its words in order */
   sequence: string[];
   /** its distinct words */
@@ -227,7 +237,12 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       let first = position;
       let words = sentence.words;
       const under = sentence.under;
-      if (under !== undefined) {
+      if (sentence.item !== undefined) {
+        // a list item is quoted from its first sentence
+        if (position - sentence.item >= MAX_SENTENCES) continue;
+        first = sentence.item;
+        words = own.slice(first, position + 1).reduce((sum, s) => sum + s.words, 0);
+      } else if (under !== undefined) {
         // an answer under its question or heading is judged with that line's words, and quoted from the line after it
         first = under.to + 1;
         words = own.slice(first, position + 1).reduce((sum, s) => sum + s.words, 0);
@@ -265,7 +280,9 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       total += own[completing]!.words;
     }
     let last = best.last;
-    for (let next = best.last + 1; next < own.length && own[next]!.prose && quoted.size < MAX_SENTENCES; next++) {
+    // what follows a list item is the rest of its line, and only that
+    const follows = (next: number) => (own[best.last]!.item === undefined ? own[next]!.prose : own[next]!.item === own[best.last]!.item);
+    for (let next = best.last + 1; next < own.length && follows(next) && quoted.size < MAX_SENTENCES; next++) {
       if (quoted.has(next)) {
         last = next;
         continue;
@@ -409,9 +426,9 @@ function match(asked: Word, word: Word): number {
  * heading run into its first sentence
  * ("Classification Features of Animals Animals are ...") is left out.
  */
-function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers' | 'under'>[] {
+function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item'>[] {
   const text = headingsApart(passageText);
-  const out: Pick<Sentence, 'text' | 'prose' | 'answers' | 'under'>[] = [];
+  const out: Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item'>[] = [];
   // whether each sentence follows prose (or a question inside a paragraph) on its line: a question there is in a paragraph too
   const afterProse: boolean[] = [];
   // whether each sentence starts on the line where the one before it ends
@@ -427,14 +444,25 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // (an exam item after "... A'.B." starts anew: its "B." was no initial)
     if (previous !== undefined && !EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
-      out[out.length - 1] = { text: joined, ...classify(joined, afterProse.at(-1)!, inItem.at(-1)!) };
+      out[out.length - 1] = { ...previous, text: joined, ...classify(joined, afterProse.at(-1)!, inItem.at(-1)!) };
       continue;
     }
     const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, '').replace(MARK_ALLOCATION, ''));
+    const startsItem = LIST_ITEM.test(cleaned);
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
     onLine.push(sameLine);
-    inItem.push(LIST_ITEM.test(cleaned) || (sameLine && inItem.at(-1) === true));
-    out.push({ text: cleaned, ...classify(cleaned, afterProse.at(-1)!, inItem.at(-1)!) });
+    inItem.push(startsItem || (sameLine && inItem.at(-1) === true));
+    // an item is quoted without its bullet
+    const shown = startsItem ? cleaned.replace(LIST_ITEM, '') : cleaned;
+    const item = startsItem ? out.length : inItem.at(-1) ? previous?.item : undefined;
+    out.push({ text: shown, item, ...classify(shown, afterProse.at(-1)!, inItem.at(-1)!) });
+  }
+  // a list item answers from its first sentence when that stands alone (a definition in a list:
+  // "A proper fraction has a numerator smaller than its denominator, ..."); the rest of its line then may too
+  for (const sentence of out) {
+    if (sentence.item === undefined) continue;
+    const first = out[sentence.item]!.text;
+    sentence.answers = standsAlone(first) && SENTENCE_END.test(sentence.text) && HAS_LETTER.test(sentence.text);
   }
   // a question that prose follows on its line is in a paragraph too, where a PDF's line starts with it
   // ("What is special about this element that makes diamond so hard? Bonds. Chemical bonds.")
@@ -515,13 +543,23 @@ function withoutGluedHeading(sentence: string): string {
  * Prose has letters and is not an exam item or a list item, not a heading (short, unpunctuated)
  * and not a question; a question inside a paragraph (prose before or after it on its line) may
  * still answer: it is not an exam question's line. `inItem`: the sentence is a list item, or the
- * rest of one on its line (a fragment whatever it reads like).
+ * rest of one on its line (a fragment beside other sentences, whatever it reads like; whether an
+ * item answers is decided by its first sentence, in answerSentences).
  */
 function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sentence, 'prose' | 'answers'> {
   if (inItem || !HAS_LETTER.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text)) return { prose: false, answers: false };
   if (QUESTION_END.test(text)) return { prose: false, answers: inParagraph };
   const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
   return { prose, answers: prose };
+}
+
+/**
+ * A list item's first sentence (its bullet taken off) that stands alone: punctuated as a sentence,
+ * long enough to say something, not an exam item nor a sublist, and not opening with a word that
+ * points back to what comes before the list ("He built ...").
+ */
+function standsAlone(text: string): boolean {
+  return SENTENCE_END.test(text) && wordCount(text) >= MIN_ITEM_WORDS && HAS_LETTER.test(text) && !EXAM_ITEM.test(text) && !FRAGMENT.test(text) && !RUN_IN_ITEMS.test(text) && !OPENS_POINTING_BACK.test(text);
 }
 
 function wordCount(text: string): number {
