@@ -410,8 +410,11 @@ export function dashboardPages(deps: DashboardPagesDeps): Middleware {
         // a pending payment's page reloads itself while the gateway's notification is due (seconds);
         // after that the page says so once rather than reloading for ever
         const waiting = order?.state === 'pending' && !cancelled && page.now.getTime() - order.createdAt.getTime() < PENDING_REFRESH_MS;
+        // a paid order gives the plan only while the account's subscription is its own (a later
+        // choice, a cancel or a charge back leaves it paid and invoiced, giving nothing)
+        const gives = order?.state === 'paid' && (await currentSubscription(em, page.session!.accountId, page.now))?.orderId === order.id;
         render(page, 'billing', 'Billing', {
-          order: order ? { state: cancelled ? 'cancelled' : order.state, plan: order.plan.name, waiting } : null,
+          order: order ? { state: cancelled ? 'cancelled' : order.state, plan: order.plan.name, waiting, gives } : null,
           refresh: waiting ? 2 : undefined,
           invoices: invoices.map((i) => ({ paid_at: i.paidAt.toISOString(), plan: i.planName, period_start: i.periodStart.toISOString(), period_end: i.periodEnd.toISOString(), amount: i.amount, currency: i.currency, payment_id: i.paymentId })),
         });

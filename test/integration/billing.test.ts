@@ -271,18 +271,20 @@ describe('paid plans through the PayHere sandbox', () => {
     await sandboxCall('/sandbox/stop', { subscription_id: gatewayId });
     expect(await until(() => subscriptionOf(browser), (s) => s?.state === 'cancelled')).toMatchObject({ state: 'cancelled' });
     expect((await createKey(browser)).response.status).toBe(402);
-    // each change wrote its webhook event: the two renewals; the copies and the failed renewal
-    // changed nothing and wrote none (the test's clock stands still meanwhile, so the events'
+    // each change wrote its webhook event; the copies, the failed renewal and the renewal that
+    // paid for no later time changed nothing and wrote none (the test's clock stands still meanwhile, so the events'
     // times do not order them)
     expect((await subscriptionEvents(browser)).sort()).toEqual([
       ['subscription.activated', 'starter'],
       ['subscription.cancelled', 'starter'],
-      ['subscription.updated', 'starter'],
+      // the later renewal, noticed first; the earlier one, noticed after it, pays for no later time and changes nothing
       ['subscription.updated', 'starter'],
     ]);
   });
 
   test("a renewal whose notice comes before the first payment's gives the plan; the first payment's, late, changes nothing", async () => {
+    // the service's clock reads the sandbox's (earlier tests moved it on): choices and payments are compared
+    clock.set(new Date());
     const browser = await verifiedBrowser('renewed-first');
     const order = await checkout(browser, 'starter');
     // the first payment's notice is held up past the next month's charge (dated a month after the
@@ -303,6 +305,45 @@ describe('paid plans through the PayHere sandbox', () => {
     expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(2);
     expect(await gatewayState(gatewayId!)).toBe('active');
     expect(await gatewaySubscriptionOf(browser)).toBe(gatewayId);
+    // the late notice changed nothing, and told no one it did: one event, the renewal's
+    expect(await subscriptionEvents(browser)).toEqual([['subscription.activated', 'starter']]);
+    // a renewal is no choice: a plan bought after it gives the plan
+    const pro = await checkout(browser, 'pro');
+    await payOnGateway(pro, 'paid');
+    expect(await until(() => subscriptionOf(browser), (s) => s?.plan === 'Pro')).toMatchObject({ plan: 'Pro', state: 'active' });
+  });
+
+  test("a renewal noticed first while the account had chosen a trial after opening the checkout waits for the first payment's notice, which gives the plan paid until a month after the renewal", async () => {
+    clock.set(new Date());
+    const browser = await verifiedBrowser('renewed-first-trial');
+    const order = await checkout(browser, 'starter');
+    await new Promise((r) => setTimeout(r, 1100));
+    clock.set(new Date());
+    const trial = await browser.client.POST('/dashboard/api/subscription', { params: { header: { 'X-CSRF-Token': browser.csrf! } }, body: { plan: 'pro', trial: true } });
+    expect(trial.response.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100));
+    await payOnGateway(order, 'paid', { delayMs: 8000 });
+    const [gatewayId] = await until(() => recurringAtGateway(order.order_id), (ids) => ids.length === 1);
+    await sandboxCall('/sandbox/renew', { subscription_id: gatewayId, outcome: 'success' });
+    await until(() => processedNotices(order.order_id), (n) => n === 2);
+    expect(await outcomes(order.order_id)).toEqual(['renewed: invoice recorded, the order no longer gives the plan', 'paid']);
+    const invoices = (await browser.client.GET('/dashboard/api/invoices')).data!.invoices;
+    expect(invoices).toHaveLength(2);
+    const latestEnd = invoices.map((i) => i.period_end).sort().at(-1)!;
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active', current_period_end: new Date(Date.parse(latestEnd) + 3 * 86_400_000).toISOString() });
+  });
+
+  test('a payment made in the same second as a choice in the dashboard, noticed after it, gives the plan (PayHere dates payments to the second)', async () => {
+    clock.set(new Date());
+    const browser = await verifiedBrowser('same-second');
+    const order = await checkout(browser, 'starter');
+    // the choice is made now, by the service's clock, and the payment right after it
+    clock.set(new Date());
+    expect((await subscribeFree(browser)).response.status).toBe(200);
+    await payOnGateway(order, 'paid');
+    expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
+    expect(await outcomes(order.order_id)).toEqual(['paid']);
+    expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
   });
 
   test('a copy of a signed notice claiming RECURRING_STOPPED leaves the plan while PayHere lists its recurring payments active; a genuine stop cancels it, also after PayHere could not be asked', async () => {
@@ -425,26 +466,33 @@ describe('paid plans through the PayHere sandbox', () => {
     expect((await forged(100)).status).toBe(403);
   });
 
-  test('an order has at most 5 notices waiting: copies of a real one under new payment ids past them are refused unstored (429), also sent at once', async () => {
+  test('an order has at most 20 notices waiting: a year of renewals at once all count; copies of a real one under new payment ids past 20 are refused unstored (429), also sent at once', async () => {
     const browser = await verifiedBrowser('copies');
     const order = await checkout(browser, 'starter');
     await payOnGateway(order, 'paid');
     expect(await orderState(browser, order.order_id, (s) => s !== 'pending')).toBe('paid');
     await until(() => processedNotices(order.order_id), (n) => n === 1);
+    // PayHere catching up on twelve months at once: every one is taken
+    await sandboxCall('/sandbox/renew', { subscription_id: (await gatewaySubscriptionOf(browser))!, outcome: 'success', count: 12 });
+    await until(() => processedNotices(order.order_id), (n) => n === 13);
+    expect((await browser.client.GET('/dashboard/api/invoices')).data!.invoices).toHaveLength(13);
     const real = (await sentNotices()).find((n) => n.order_id === order.order_id)!;
     // PayHere lists none of these payments: each waits for a retry (2 s) before it is ignored
     const copies = await Promise.all(
-      Array.from({ length: 7 }, (_, n) => sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...real, payment_id: String(340000000 + n) }).toString() })),
+      Array.from({ length: 22 }, (_, n) => sendRaw(server.url, 'payhereNotify', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...real, payment_id: String(340000000 + n) }).toString() })),
     );
-    expect(copies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429]);
-    const busy = copies.find((r) => r.status === 429)!;
-    expect(busy.headers.get('retry-after')).toBe('60');
-    expect((busy.body as Schemas['Error']).error.message).toContain('already has 5 notifications waiting');
+    expect(copies.filter((r) => r.status === 200)).toHaveLength(20);
+    const busy = copies.filter((r) => r.status === 429);
+    expect(busy).toHaveLength(2);
+    expect(busy[0]!.headers.get('retry-after')).toBe('60');
+    expect((busy[0]!.body as Schemas['Error']).error.message).toContain('already has 20 notifications waiting');
     const [stored] = await server.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from payment_notification where order_id = ?', [order.order_id]);
-    expect(stored!.n).toBe(6);
-    // once they are ignored, the order takes notices again
-    await until(() => processedNotices(order.order_id), (n) => n === 6);
-    expect((await outcomes(order.order_id)).filter((o) => o.startsWith('ignored: the gateway lists no payment'))).toHaveLength(5);
+    expect(stored!.n).toBe(33);
+    // once they are ignored, the order takes notices again (twenty jobs that each wait for a retry: up to 90 s)
+    for (let tries = 0; tries < 3 && (await processedNotices(order.order_id)) < 33; tries++) await until(() => processedNotices(order.order_id), (n) => n === 33);
+    const ignored = (await outcomes(order.order_id)).slice(13);
+    expect(ignored.filter((o) => o.startsWith('ignored: the gateway lists no payment'))).toEqual(ignored);
+    expect(ignored).toHaveLength(20);
     await resend({ ...real, payment_id: '340000099' });
     expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active' });
   });
@@ -813,6 +861,11 @@ describe('paid plans through the PayHere sandbox', () => {
     const [proRecurring] = await recurringOfOrder(pro.order_id);
     expect(await until(() => gatewayState(proRecurring!), (s) => s === 'cancelled')).toBe('cancelled');
     expect(await gatewayState((await gatewaySubscriptionOf(browser))!)).toBe('active');
+    // each order's page says which gives the plan (both said it was active)
+    expect((await browser.page(`/dashboard/billing?order=${starter.order_id}`)).html).toContain('Payment received: the Starter plan is active.');
+    const proPage = (await browser.page(`/dashboard/billing?order=${pro.order_id}`)).html;
+    expect(proPage).toContain('Payment for the Pro plan received and invoiced below, but it does not give your plan now');
+    expect(proPage).not.toContain('plan is active');
   });
 
   test('a cancel after two payments, one of whose notices comes late, stays cancelled: the late payment is invoiced and its recurring payments stop', async () => {

@@ -143,8 +143,9 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   // twice) only carries on the account's current order while it is active, on the recurring
   // payments recorded for it: a cancelled plan, or one replaced by Free, a trial or another
   // order, is never brought back by its late notices.
-  // a payment the gateway gives no date for was made after its checkout was opened, no earlier
-  const paidLater = !current && subscription !== null && subscription.chosenAt > (confirmed.paidAt ?? order.createdAt);
+  // a payment the gateway gives no date for was made after its checkout was opened, no earlier;
+  // the gateway dates payments to the second, and within one the notice received last (this one) wins
+  const paidLater = !current && subscription !== null && subscription.chosenAt.getTime() >= (confirmed.paidAt ?? order.createdAt).getTime() + 1000;
   const carriesOn = current && subscription.state === 'active' && (!recorded || !gatewayId || gatewayId === recorded);
   // a renewal that is the first payment seen of its order (whose first notice is late or lost)
   // chooses its plan as the first payment would have, unless the account chose a plan after the
@@ -173,7 +174,8 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
     subscription ??
     tx.create(Subscription, { id: randomUUID(), account: order.account, plan: order.plan, state: 'active', currentPeriodStart: now, createdAt: now, chosenAt: paidAt });
   if (!current) {
-    target.chosenAt = paidAt;
+    // chosen with the first payment; a renewal standing for it was chosen at the latest when its checkout was opened
+    target.chosenAt = event.kind === 'paid' ? paidAt : order.createdAt;
     // the plan this order replaces stops charging
     if (target.gatewaySubscriptionId && target.gatewaySubscriptionId !== gatewayId) stop.push(target.gatewaySubscriptionId);
     target.gatewaySubscriptionId = null;
@@ -185,14 +187,19 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   // recorded once the gateway's list ties them to the order (at the latest, with the first renewal)
   target.gatewaySubscriptionId = gatewayId ?? target.gatewaySubscriptionId;
   // the period is the latest payment's (renewals' notices may come out of order, also before the first payment's)
-  const [latest] = current ? [] : await tx.execute<{ paid_at: Date }[]>('select max(paid_at) as paid_at from invoice where order_id = ?', [order.id]);
-  const periodFrom = latest?.paid_at && latest.paid_at > paidAt ? latest.paid_at : paidAt;
+  // (a raw query's timestamptz comes as text)
+  const [latest] = current ? [] : await tx.execute<{ paid_at: string | null }[]>('select max(paid_at) as paid_at from invoice where order_id = ?', [order.id]);
+  const latestPaid = latest?.paid_at ? new Date(latest.paid_at) : null;
+  const periodFrom = latestPaid && latestPaid > paidAt ? latestPaid : paidAt;
   // the plan runs a few days past the paid month, while the next month's charge and its notice arrive
   const periodUntil = new Date(monthAfter(periodFrom).getTime() + RENEWAL_GRACE_MS);
-  if (!previousEnd || periodUntil >= previousEnd) {
+  const extended = !previousEnd || periodUntil >= previousEnd;
+  if (extended) {
     target.currentPeriodStart = periodFrom;
     target.currentPeriodEnd = periodUntil;
   }
+  // a late notice of the plan's own order that pays for no later time changes nothing the customer sees
+  if (current && !extended) return event.kind;
   recordPlanChange(tx, { accountId: order.account.id, userId: null, plan: order.plan, subscription: target, hadPlan, detail: { by: 'payment gateway', payment: event.paymentId } }, now);
   return event.kind;
 }

@@ -14,7 +14,7 @@ export type Receipt = { outcome: 'queued' | 'duplicate' | 'order busy' } | { out
  * order's notice sent to them could send it on under any number of new payment ids, each asking
  * PayHere's merchant API several times before it is ignored.
  */
-export const MAX_WAITING_PER_ORDER = 5;
+export const MAX_WAITING_PER_ORDER = 20;
 
 /**
  * Keeps a gateway notification as received, checks its signature, and hands a new verified one
