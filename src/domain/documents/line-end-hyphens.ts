@@ -14,6 +14,11 @@ const BREAK = /(?<![\p{L}\p{M}\p{N}])([\p{L}\p{M}\p{N}]+)-\n([\p{L}\p{M}\p{N}]+)
 // order keeps it. The words on either side are whole (anchored: no backtracking along a long run).
 const LONE_DASH = /(?<!\S)(\S+)[^\S\n]+(\p{Pd})[^\S\n]*\n[^\S\n]*(?=(\S+))/gu;
 
+// A run of dashes at a line's end (a blank to fill in: "1. The unit of force is ----------"):
+// pdftotext's reading order takes its last dash for a hyphen, drops it and runs the next line
+// on ("---------2. The largest ..."); the drawn order keeps both.
+const DASH_RUN = /(\p{Pd}{2,})[^\S\n]*\n[^\S\n]*(?=(\S+))/gu;
+
 /** The joined words of the hyphens to keep, each with its hyphenated form. */
 function keptHyphens(placed: string[], drawn: string[]): Map<string, string> {
   const breaks = new Map<string, { hyphenated: string; count: number }>();
@@ -70,13 +75,31 @@ function withLoneDashes(placed: string, drawn: string): string {
 }
 
 /**
+ * `placed` with the runs of dashes that `drawn` ends lines with given back their last dash and
+ * their line break, where the page is sure: the run less a dash, run into the next line's first
+ * word, is in `placed` exactly as often as `drawn` has the run before that word.
+ */
+function withDashRuns(placed: string, drawn: string): string {
+  const runs = new Map<string, { restored: string; count: number }>();
+  for (const [, run, after] of drawn.matchAll(DASH_RUN)) {
+    const glued = `${run!.slice(0, -1)}${after}`;
+    runs.set(glued, { restored: `${run}\n${after}`, count: (runs.get(glued)?.count ?? 0) + 1 });
+  }
+  if (runs.size === 0) return placed;
+  const parts = placed.split(/(\s+)/u);
+  const found = new Map<string, number>();
+  for (const part of parts) if (runs.has(part)) found.set(part, (found.get(part) ?? 0) + 1);
+  return parts.map((part) => (runs.has(part) && found.get(part) === runs.get(part)!.count ? runs.get(part)!.restored : part)).join('');
+}
+
+/**
  * The two readings of a PDF's pages with every line-end hyphen settled alike (above): in `placed`,
  * the words pdftotext joined get their hyphen back where it stays, and a dash alone at a line's
  * end comes back; in `drawn`, the parts are joined, with or without it.
  */
 export function settleLineEndHyphens(placed: string[], drawn: string[]): { placed: string[]; drawn: string[] } {
   const kept = keptHyphens(placed, drawn);
-  const dashed = placed.map((page, i) => withLoneDashes(page, drawn[i] ?? ''));
+  const dashed = placed.map((page, i) => withDashRuns(withLoneDashes(page, drawn[i] ?? ''), drawn[i] ?? ''));
   return {
     placed: kept.size === 0 ? dashed : dashed.map((page) => page.replace(WORD, (word) => kept.get(word) ?? word)),
     drawn: drawn.map((page) => page.replace(BREAK, (_, before: string, after: string) => kept.get(before + after) ?? before + after)),
