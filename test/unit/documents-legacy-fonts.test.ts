@@ -15,6 +15,11 @@ describe('legacyFont', () => {
     [['DL-Manel-bold'], 'DL-Manel-bold', 'Sinhala'],
     [['DLAraliya'], 'DLAraliya', 'Sinhala'],
     [['FM-Malithi,Bold'], 'FM-Malithi,Bold', 'Sinhala'],
+    // versions and a trailing dot, as PDF producers write them
+    [['FM-Abhaya2'], 'FM-Abhaya2', 'Sinhala'],
+    [['ABCDEF+FMAbhaya-2010'], 'FMAbhaya-2010', 'Sinhala'],
+    [['DL-Manel-bold.'], 'DL-Manel-bold.', 'Sinhala'],
+    [['DL-Paras.'], 'DL-Paras.', 'Sinhala'],
     [['ABCDEF+Bamini'], 'Bamini', 'Tamil'],
     [['Baamini,Bold'], 'Baamini,Bold', 'Tamil'],
     [['TAM-Kambar'], 'TAM-Kambar', 'Tamil'],

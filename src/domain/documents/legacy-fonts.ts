@@ -13,8 +13,8 @@ export interface LegacyFont {
 
 // a subset prefix (ABCDEF+) may come first; a style may follow (-Bold, ,Italic)
 const FAMILIES: { language: LegacyFont['language']; name: RegExp }[] = [
-  // FM or DL, then the name's capitalised rest
-  { language: 'Sinhala', name: /^(?:[A-Z]{6}\+)?((?:FM|DL)[-_]?[A-Z][A-Za-z]*(?:[-_,][A-Za-z]+)*)$/ },
+  // FM or DL, then the name's capitalised rest, with any version or style (FM-Abhaya2, FMAbhaya-2010, DL-Paras.)
+  { language: 'Sinhala', name: /^(?:[A-Z]{6}\+)?((?:FM|DL)[-_]?[A-Z][A-Za-z0-9]*(?:[-_,.][A-Za-z0-9]*)*)$/ },
   // Bamini (the Sri Lankan typewriter layout), TAM- and TAB- (India's TAM and TAB encodings), Shree-Tam- (ISFOC)
   { language: 'Tamil', name: /^(?:[A-Z]{6}\+)?((?:Ba{1,2}mini|TA[MB]-[A-Za-z0-9]+|Shree-Tam-[A-Za-z0-9]+)(?:[-_,][A-Za-z0-9]+)*)$/ },
 ];
