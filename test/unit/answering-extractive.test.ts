@@ -35,6 +35,18 @@ describe('extractive answers', () => {
     expect(drafted).toEqual({ answer: 'මගේ සටහන: ප්‍රභාසංශ්ලේෂණය යනු ශාක ආහාර නිපදවන ක්‍රියාවලියයි.', used: [2] });
   });
 
+  test("each sentence's own script decides its language: an English sentence of a document tagged Sinhala answers an English question", () => {
+    const bilingual = passage('ස්කන්ධය මනින්නේ කෙසේද? The mass of an object is measured in kilograms using a beam balance.', 'sinhala', 'bilingual.txt');
+    const other = passage('Apples are sold by the kilogram at the village market every Sunday.', 'english', 'market.txt');
+    expect(extractiveAnswer('How is the mass of an object measured?', [other, bilingual])).toEqual({
+      answer: 'The mass of an object is measured in kilograms using a beam balance.',
+      used: [1],
+    });
+    // and a Sinhala question is not answered by an English sentence of a passage tagged Sinhala while a Sinhala one answers
+    const mixed = passage('Photosynthesis makes glucose in leaves. ප්‍රභාසංශ්ලේෂණය මගින් ශාක ග්ලූකෝස් නිපදවයි.', 'sinhala');
+    expect(extractiveAnswer('ප්‍රභාසංශ්ලේෂණය මගින් නිපදවන්නේ කුමක්ද?', [mixed]).answer).toBe('ප්‍රභාසංශ්ලේෂණය මගින් ශාක ග්ලූකෝස් නිපදවයි.');
+  });
+
   test('quote prose from one passage: never a heading, page furniture, a question or an exam item', () => {
     const text = [
       '--- PAGE 1 ---',

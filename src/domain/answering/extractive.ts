@@ -139,6 +139,8 @@ interface AnalysedSentence {
    * quoted from its first sentence, and only with the rest of its own line after it.
    */
   item?: number;
+  /** the script most of its letters are written in */
+  language: string;
   /** its words in order */
   sequence: string[];
   /** its distinct words */
@@ -177,8 +179,8 @@ export interface Ranked {
  * and Tamil words), in the passage that covers most of it, higher-ranked and shorter ones winning
  * ties; the sentences before it when it points back to them ("It is ..."); the sentence of the
  * passage that has the most question words they lack, if any; and the ones after while the answer
- * stays short. At most three sentences, all from one passage, in its order,
- * preferring passages in the question's language (attachments always count). Headings, titles,
+ * stays short. At most three sentences, all from one passage, in its order, answering in the
+ * question's language when any passage has a sentence in it (attachments always count). Headings, titles,
  * page furniture, exam items, list items and questions on their own line are never quoted. It
  * never writes text of its own, apart from saying that nothing relevant was found.
  */
@@ -193,7 +195,8 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
   const askedTerms = terms(question).filter((t) => !NOT_CONTENT.has(t) && !asksOnly(t));
   const asked = uniqueWords(askedTerms);
   const askedPairs = consecutivePairs(askedTerms, asked);
-  const sameLanguage = passages.some((p) => p.language === language);
+  // passages are tagged with their document's language, but a document may hold sentences in
+  // another (a bilingual paper): each sentence's own script decides
   const coverage = (credit: number[]) => credit.reduce((sum, c) => sum + c, 0) / Math.max(1, asked.length);
 
   // per word of the passages, how well it stands for each question word: once per word, as the
@@ -225,13 +228,14 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       return { ...sentence, credit, pairs: pairsIn(sentence.sequence, credits, askedPairs) };
     }),
   );
+  const sameLanguage = sentencesOf.some((own) => own.some((s) => s.answers && s.language === language));
   const candidates: Candidate[] = [];
   for (const [index, passage] of passages.entries()) {
-    if (sameLanguage && passage.language !== null && passage.language !== language) continue;
     const own = sentencesOf[index]!;
     const passageCoverage = coverage(asked.map((_, i) => Math.max(0, ...own.map((s) => s.credit[i]!))));
     for (const [position, sentence] of own.entries()) {
-      if (!sentence.answers) continue;
+      // in the question's language where the passages have it (an attachment's always counts)
+      if (!sentence.answers || (sameLanguage && passage.language !== null && sentence.language !== language)) continue;
       // a sentence that points back is judged with the ones before it, which it needs; a question
       // inside a paragraph is not: what follows it answers it, so the quote leaves room for that
       let first = position;
@@ -398,7 +402,7 @@ const analysedSentences = memoised(
     answerSentences(splitMarkedText(passageText).map((p) => p.text).join('\n')).map((sentence) => {
       // the remembered words' own strings, not a copy per sentence: a third of the memo's heap
       const sequence = terms(sentence.text).map((term) => wordOf(term).term);
-      return { ...sentence, words: wordCount(sentence.text), sequence, own: uniqueWords(sequence) };
+      return { ...sentence, words: wordCount(sentence.text), language: detectLanguage(sentence.text), sequence, own: uniqueWords(sequence) };
     }),
   // retrieved chunks are under 2,000 characters (src/domain/documents/chunker.ts)
   { size: 2_000, maxLength: 4_000 },
