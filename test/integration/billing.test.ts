@@ -331,6 +331,9 @@ describe('paid plans through the PayHere sandbox', () => {
     expect(invoices).toHaveLength(2);
     const latestEnd = invoices.map((i) => i.period_end).sort().at(-1)!;
     expect(await subscriptionOf(browser)).toMatchObject({ plan: 'Starter', state: 'active', current_period_end: new Date(Date.parse(latestEnd) + 3 * 86_400_000).toISOString() });
+    // the renewal did not stop the recurring payments while the first payment's notice was due: they pay for the plan
+    expect(await gatewaySubscriptionOf(browser)).toBe(gatewayId);
+    expect(await gatewayState(gatewayId!)).toBe('active');
   });
 
   test('a payment made in the same second as a choice in the dashboard, noticed after it, gives the plan (PayHere dates payments to the second)', async () => {

@@ -153,8 +153,11 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
   const renewalFirst = event.kind === 'renewed' && earliest === null && (subscription === null || subscription.chosenAt <= order.createdAt);
   const choosesPlan = (event.kind === 'paid' || renewalFirst) && firstPayment && !paidLater;
   if (!choosesPlan && !carriesOn) {
-    // money taken for recurring payments no plan is paid by: they stop
-    if (gatewayId && gatewayId !== recorded) stop.push(gatewayId);
+    // money taken for recurring payments no plan is paid by: they stop; but not those of a renewal
+    // whose order's first payment is still unseen: that notice, when it comes, decides by its own
+    // date, and a stop could not be taken back
+    const waitsForFirst = event.kind === 'renewed' && earliest === null && !paidLater;
+    if (gatewayId && gatewayId !== recorded && !waitsForFirst) stop.push(gatewayId);
     // and so do those recorded for the order while it gives no plan (charged back)
     if (current && recorded && subscription.state !== 'active') {
       stop.push(recorded);
