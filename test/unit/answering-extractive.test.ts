@@ -42,9 +42,11 @@ describe('extractive answers', () => {
       answer: 'The mass of an object is measured in kilograms using a beam balance.',
       used: [1],
     });
-    // and a Sinhala question is not answered by an English sentence of a passage tagged Sinhala while a Sinhala one answers
-    const mixed = passage('Photosynthesis makes glucose in leaves. ප්‍රභාසංශ්ලේෂණය මගින් ශාක ග්ලූකෝස් නිපදවයි.', 'sinhala');
-    expect(extractiveAnswer('ප්‍රභාසංශ්ලේෂණය මගින් නිපදවන්නේ කුමක්ද?', [mixed]).answer).toBe('ප්‍රභාසංශ්ලේෂණය මගින් ශාක ග්ලූකෝස් නිපදවයි.');
+    // a Sinhala sentence with English terms is Sinhala, and an answer does not go on into the other language's sentence
+    const ram = passage('RAM (Random Access Memory) යනු තාවකාලික මතකයයි. RAM is temporary memory that is lost when the power goes.', 'sinhala');
+    expect(extractiveAnswer('RAM යනු කුමක්ද?', [ram, passage('ROM යනු ස්ථිර මතකයයි.', 'sinhala')]).answer).toBe('RAM (Random Access Memory) යනු තාවකාලික මතකයයි.');
+    const translated = passage('Photosynthesis makes food in green leaves. ප්‍රභාසංශ්ලේෂණය කොළ පැහැති පත්‍රවල ආහාර නිපදවයි.', 'english');
+    expect(extractiveAnswer('Where does photosynthesis make food?', [translated]).answer).toBe('Photosynthesis makes food in green leaves.');
   });
 
   test('quote prose from one passage: never a heading, page furniture, a question or an exam item', () => {
@@ -135,9 +137,10 @@ describe('extractive answers', () => {
     // a definition as a Tamil list item ("palisade layer: long cells packed under the upper epidermis.")
     const tamil = ['இலையின் அமைப்பு', '- வேலிக்கலப் படை: மேற்றோலுக்குக் கீழே நெருக்கமாக அமைந்த நீண்ட கலங்கள்.', '- பஞ்சுக்கலப் படை: தளர்வாக அமைந்த கலங்கள், இடையே வளி இடைவெளிகள் உள்ளன.'].join('\n');
     expect(extractiveAnswer('வேலிக்கலப் படை என்றால் என்ன?', [passage(tamil, 'tamil')]).answer).toBe('வேலிக்கலப் படை: மேற்றோலுக்குக் கீழே நெருக்கமாக அமைந்த நீண்ட கலங்கள்.');
-    // "He" is the king named before the list, which the item never brings with it
-    const kings = ['King Mahasena ruled in the third century.', '- He built sixteen large tanks, including the Minneriya tank.'].join('\n');
+    // "He" is the king named before the list, which the item never brings with it, also a few words in
+    const kings = ['King Mahasena ruled in the third century.', '- He built sixteen large tanks, including the Minneriya tank.', '- In his reign he built the Jetavanaramaya stupa.'].join('\n');
     expect(extractiveAnswer('Who built sixteen large tanks?', [passage(kings)]).answer).not.toMatch(/He built/);
+    expect(extractiveAnswer('Who built the Jetavanaramaya stupa?', [passage(kings)]).answer).not.toMatch(/he built/);
   });
 
   test("a list item's later sentences on its line are the item's too, never quoted without its subject", () => {

@@ -5,6 +5,7 @@ import { asksOnly, stems, terms } from '../text/analyse.js';
 import { memoised } from './memo.js';
 import { nothingFound } from './not-found.js';
 import type { Passage } from './passage.js';
+import type { Language } from '../../generated/contract-values.js';
 
 /**
  * An answer grows by the sentences after its best one up to this many words (a longer best
@@ -34,14 +35,17 @@ const RANK_COST = 0.05;
 const WORD_COST = 0.002;
 // A sentence that points back early on ("It is ...", "... live in them") needs the one before it to make sense
 const BACK_REFERENCES = 'it|its|this|these|that|those|they|them|their|such|he|she|his|her|එය|එහි|මෙය|මේවා|ඔහු|ඇය|ඔවුහු|ඔවුන්|இது|இவை|அது|அவை|அவர்';
-const POINTS_BACK = new RegExp(`^(?:\\S+\\s+){0,6}?(${BACK_REFERENCES})(?=[\\s,])`, 'iu');
-// A list item never brings the sentence before its list with it: one that opens with such a word ("He built ...") cannot answer
-const OPENS_POINTING_BACK = new RegExp(`^(${BACK_REFERENCES})(?=[\\s,])`, 'iu');
+const POINTS_BACK = new RegExp(`^(?:\\S+\\s+){0,6}?(${BACK_REFERENCES})(?=[\\s,'’])`, 'iu');
+// A list item never brings the sentence before its list with it: one that points back early on
+// ("He built ...", "In 1879 he invented ...") cannot answer ("such as" names, it does not point back)
+const ITEM_POINTS_BACK = new RegExp(`^(?:\\S+\\s+){0,6}?(${BACK_REFERENCES.replace('|such', '')})(?=[\\s,'’])`, 'iu');
 // Only prose answers: titles, headings and page furniture do not end with sentence punctuation
 const SENTENCE_END = /[.!।෴]["'”’)\]]*$/u;
 /** An unpunctuated line this long is prose cut at a passage's end, not a heading. */
 const MIN_UNPUNCTUATED_WORDS = 10;
 // Numbered or lettered exam items in any script: "1.", "(ii)", "b)", "(අ)", "(ஆ)", "Q3"
+const SINHALA_LETTER = /[\u0D80-\u0DFF]/u;
+const TAMIL_LETTER = /[\u0B80-\u0BFF]/u;
 /** Text with a letter in it: not a formula, a number or punctuation alone. */
 const HAS_LETTER = /\p{L}/u;
 const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\d+)\s/iu;
@@ -195,8 +199,9 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
   const askedTerms = terms(question).filter((t) => !NOT_CONTENT.has(t) && !asksOnly(t));
   const asked = uniqueWords(askedTerms);
   const askedPairs = consecutivePairs(askedTerms, asked);
-  // passages are tagged with their document's language, but a document may hold sentences in
-  // another (a bilingual paper): each sentence's own script decides
+  // passages in the question's language are preferred; a passage is tagged with its document's
+  // language, but a bilingual paper's sentence in the question's language answers too
+  const sameLanguage = passages.some((p) => p.language === language);
   const coverage = (credit: number[]) => credit.reduce((sum, c) => sum + c, 0) / Math.max(1, asked.length);
 
   // per word of the passages, how well it stands for each question word: once per word, as the
@@ -228,14 +233,13 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       return { ...sentence, credit, pairs: pairsIn(sentence.sequence, credits, askedPairs) };
     }),
   );
-  const sameLanguage = sentencesOf.some((own) => own.some((s) => s.answers && s.language === language));
   const candidates: Candidate[] = [];
   for (const [index, passage] of passages.entries()) {
     const own = sentencesOf[index]!;
     const passageCoverage = coverage(asked.map((_, i) => Math.max(0, ...own.map((s) => s.credit[i]!))));
     for (const [position, sentence] of own.entries()) {
       // in the question's language where the passages have it (an attachment's always counts)
-      if (!sentence.answers || (sameLanguage && passage.language !== null && sentence.language !== language)) continue;
+      if (!sentence.answers || (sameLanguage && passage.language !== null && passage.language !== language && sentence.language !== language)) continue;
       // a sentence that points back is judged with the ones before it, which it needs; a question
       // inside a paragraph is not: what follows it answers it, so the quote leaves room for that
       let first = position;
@@ -251,7 +255,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
         first = under.to + 1;
         words = own.slice(first, position + 1).reduce((sum, s) => sum + s.words, 0);
       } else {
-        while (sentence.prose && first > 0 && position - first < MAX_SENTENCES - 1 && own[first - 1]!.prose && POINTS_BACK.test(own[first]!.text) && words + own[first - 1]!.words <= MAX_WORDS_POINTING_BACK) {
+        while (sentence.prose && first > 0 && position - first < MAX_SENTENCES - 1 && own[first - 1]!.prose && own[first - 1]!.language === sentence.language && POINTS_BACK.test(own[first]!.text) && words + own[first - 1]!.words <= MAX_WORDS_POINTING_BACK) {
           first--;
           words += own[first]!.words;
         }
@@ -278,14 +282,14 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       quoted.add(k);
       total += own[k]!.words;
     }
-    const completing = quoted.size < MAX_SENTENCES ? completingSentence(own, quoted, total) : undefined;
+    const completing = quoted.size < MAX_SENTENCES ? completingSentence(own, quoted, total, own[best.last]!.language) : undefined;
     if (completing !== undefined) {
       quoted.add(completing);
       total += own[completing]!.words;
     }
     let last = best.last;
     // what follows a list item is the rest of its line, and only that
-    const follows = (next: number) => (own[best.last]!.item === undefined ? own[next]!.prose : own[next]!.item === own[best.last]!.item);
+    const follows = (next: number) => (own[best.last]!.item === undefined ? own[next]!.prose && own[next]!.language === own[best.last]!.language : own[next]!.item === own[best.last]!.item);
     for (let next = best.last + 1; next < own.length && follows(next) && quoted.size < MAX_SENTENCES; next++) {
       if (quoted.has(next)) {
         last = next;
@@ -306,12 +310,12 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
  * sentences lack ("Kidneys filter blood ..." beside a best sentence on the loop of Henle, for "...
  * by what organs?"), the first of equals, if it fits in the answer; undefined when none adds a word.
  */
-function completingSentence(own: Sentence[], quoted: Set<number>, words: number): number | undefined {
+function completingSentence(own: Sentence[], quoted: Set<number>, words: number, language: string): number | undefined {
   const lacking = own[0]!.credit.map((_, i) => [...quoted].every((k) => own[k]!.credit[i]! < PREFIX_CREDIT));
   let found: number | undefined;
   let most = 0;
   for (const [k, sentence] of own.entries()) {
-    if (quoted.has(k) || !sentence.prose || words + sentence.words > MAX_WORDS_COMPLETING) continue;
+    if (quoted.has(k) || !sentence.prose || sentence.language !== language || words + sentence.words > MAX_WORDS_COMPLETING) continue;
     const adds = sentence.credit.filter((c, i) => lacking[i] && c >= PREFIX_CREDIT).length;
     if (adds > most) [found, most] = [k, adds];
   }
@@ -402,7 +406,7 @@ const analysedSentences = memoised(
     answerSentences(splitMarkedText(passageText).map((p) => p.text).join('\n')).map((sentence) => {
       // the remembered words' own strings, not a copy per sentence: a third of the memo's heap
       const sequence = terms(sentence.text).map((term) => wordOf(term).term);
-      return { ...sentence, words: wordCount(sentence.text), language: detectLanguage(sentence.text), sequence, own: uniqueWords(sequence) };
+      return { ...sentence, words: wordCount(sentence.text), language: sentenceLanguage(sentence.text), sequence, own: uniqueWords(sequence) };
     }),
   // retrieved chunks are under 2,000 characters (src/domain/documents/chunker.ts)
   { size: 2_000, maxLength: 4_000 },
@@ -559,11 +563,22 @@ function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sen
 
 /**
  * A list item's first sentence (its bullet taken off) that stands alone: punctuated as a sentence,
- * long enough to say something, not an exam item nor a sublist, and not opening with a word that
- * points back to what comes before the list ("He built ...").
+ * long enough to say something, not an exam item nor a sublist, and not pointing back early on to
+ * what comes before the list ("He built ...").
  */
 function standsAlone(text: string): boolean {
-  return SENTENCE_END.test(text) && wordCount(text) >= MIN_ITEM_WORDS && HAS_LETTER.test(text) && !EXAM_ITEM.test(text) && !FRAGMENT.test(text) && !RUN_IN_ITEMS.test(text) && !OPENS_POINTING_BACK.test(text);
+  return SENTENCE_END.test(text) && wordCount(text) >= MIN_ITEM_WORDS && HAS_LETTER.test(text) && !EXAM_ITEM.test(text) && !FRAGMENT.test(text) && !RUN_IN_ITEMS.test(text) && !ITEM_POINTS_BACK.test(text);
+}
+
+/**
+ * A sentence's language by its letters: Sinhala and Tamil sentences often carry English terms
+ * ("RAM (Random Access Memory) යනු ..."), so any letter of their script makes them so.
+ */
+function sentenceLanguage(text: string): Language {
+  const sinhala = SINHALA_LETTER.test(text);
+  const tamil = TAMIL_LETTER.test(text);
+  if (sinhala && tamil) return detectLanguage(text);
+  return sinhala ? 'sinhala' : tamil ? 'tamil' : 'english';
 }
 
 function wordCount(text: string): number {
