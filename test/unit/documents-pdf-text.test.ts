@@ -123,6 +123,15 @@ describe('chooseReadingOrder', () => {
     expect(chooseReadingOrder([columnsRead], ['d e f\na b c'])).toEqual(['d e f\na b c']);
   });
 
+  test('takes the drawn order when it differs only by a dash alone that the reading order dropped at a line break', () => {
+    // a heading wrapped at its dash, whose words the reading order no longer has side by side
+    const interleaved = 'அறிவியல் - தரம் 10\nஇரண்டாம் தவணை\n\nவினா ஒன்று\nவினா இரண்டு';
+    const drawn = 'அறிவியல் - தரம் 10 -\nஇரண்டாம் தவணை\nவினா ஒன்று\nவினா இரண்டு';
+    expect(chooseReadingOrder([interleaved], [drawn])).toEqual([drawn]);
+    // other words still decide: a dash and a word more is another text
+    expect(chooseReadingOrder([interleaved], [`${drawn} மேலும்`])).toEqual([interleaved]);
+  });
+
   test('keeps the reading order when the drawn order runs words together that it has apart', () => {
     // pdftotext -raw where a layout's spaces are narrow: නිසාඒවා for නිසා ඒවා
     expect(chooseReadingOrder(['a b c\nd e f'], ['d ef\na b c'])).toEqual(['a b c\nd e f']);

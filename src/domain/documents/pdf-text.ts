@@ -93,14 +93,21 @@ export function readingsDiffer(placed: string, drawn: string): boolean {
   return hasSinhalaOrTamil(placed) && sorted(placed) !== sorted(drawn);
 }
 
+// A dash alone between words that the default mode dropped with a line break (a heading wrapped
+// at "அறிவியல் - தரம் 10 -") and could not put back, the words no longer meeting in its order:
+// the two readings are compared without such dashes, and the drawn order keeps its own
+const LONE_DASHES = (pageWords: string[]) => pageWords.filter((word) => !/^\p{Pd}+$/u.test(word));
+
 /** Per page, the text in poppler's reading order (`placed`) or in the file's drawing order (`drawn`), as above. */
 export function chooseReadingOrder(placed: string[], drawn: string[]): string[] {
   return placed.map((page, i) => {
     const other = drawn[i] ?? '';
     const [a, b] = [words(page), words(other)];
     if (a.length === b.length && a.every((word, j) => word === b[j])) return page;
-    const placedWords = new Set(a);
-    return b.length <= a.length && lines(other) <= lines(page) && letters(a) === letters(b) && b.every((word) => placedWords.has(word)) ? other : page;
+    const [placedText, drawnText] = [LONE_DASHES(a), LONE_DASHES(b)];
+    const placedWords = new Set(placedText);
+    const same = drawnText.length <= placedText.length && letters(placedText) === letters(drawnText) && drawnText.every((word) => placedWords.has(word));
+    return same && lines(other) <= lines(page) ? other : page;
   });
 }
 
