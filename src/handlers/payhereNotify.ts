@@ -14,7 +14,7 @@ export const payhereNotify: KeylessHandler<'payhereNotify'> = async ({ body, raw
   const receipt = await receiveNotification(em, services.payments, services.jobs, rawBody ?? '', body, now, !held);
   if (receipt.outcome === 'rejected') {
     if (held) {
-      const retryAfterSeconds = Math.max(1, refusals.headers(clientAddress, now.getTime()).reset - Math.floor(now.getTime() / 1000));
+      const retryAfterSeconds = refusals.retryAfterSeconds(clientAddress, now.getTime());
       throw new ServiceError('rate_limit_exceeded', `Too many refused notifications from this address; retry after ${retryAfterSeconds} seconds.`, { retryAfterSeconds });
     }
     refusals.fail(clientAddress, now.getTime());

@@ -37,8 +37,7 @@ export class FailedAuthThrottle {
   /** Refuses the address while it is held (429 with Retry-After). */
   check(address: string, keyHash: string, now: number): void {
     if (!this.held(address, keyHash, now)) return;
-    const window = this.current(addressBlock(address), now)!;
-    const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
+    const retryAfter = this.retryAfterSeconds(address, now);
     throw new LimitExceededError(
       'minute',
       retryAfter,
@@ -60,6 +59,12 @@ export class FailedAuthThrottle {
     this.knownGood.delete(keyHash);
     this.knownGood.add(keyHash);
     if (this.knownGood.size > this.maxEntries) this.knownGood.delete(this.knownGood.values().next().value!);
+  }
+
+  /** Seconds until the address's window of failed attempts is over (at least 1). */
+  retryAfterSeconds(address: string, now: number): number {
+    const window = this.current(addressBlock(address), now);
+    return Math.max(1, Math.ceil(((window?.start ?? now) + WINDOW_MS - now) / 1000));
   }
 
   /** The rate-limit headers of a refusal: the address's window of failed attempts. */
