@@ -143,7 +143,7 @@ interface AnalysedSentence {
    * quoted from its first sentence, and only with the rest of its own line after it.
    */
   item?: number;
-  /** the script most of its letters are written in */
+  /** its language by its letters (sentenceLanguage: any Sinhala or Tamil letter makes it so) */
   language: string;
   /** its words in order */
   sequence: string[];
@@ -183,8 +183,9 @@ export interface Ranked {
  * and Tamil words), in the passage that covers most of it, higher-ranked and shorter ones winning
  * ties; the sentences before it when it points back to them ("It is ..."); the sentence of the
  * passage that has the most question words they lack, if any; and the ones after while the answer
- * stays short. At most three sentences, all from one passage, in its order, answering in the
- * question's language when any passage has a sentence in it (attachments always count). Headings, titles,
+ * stays short. At most three sentences, all from one passage, in its order and language,
+ * preferring passages in the question's language (a sentence of another passage answers when it
+ * is itself in that language; attachments always count). Headings, titles,
  * page furniture, exam items, list items and questions on their own line are never quoted. It
  * never writes text of its own, apart from saying that nothing relevant was found.
  */

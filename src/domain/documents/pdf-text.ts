@@ -96,7 +96,7 @@ export function readingsDiffer(placed: string, drawn: string): boolean {
 // A dash alone between words that the default mode dropped with a line break (a heading wrapped
 // at "அறிவியல் - தரம் 10 -") and could not put back, the words no longer meeting in its order:
 // the two readings are compared without such dashes, and the drawn order keeps its own
-const LONE_DASHES = (pageWords: string[]) => pageWords.filter((word) => !/^\p{Pd}+$/u.test(word));
+const withoutLoneDashes = (pageWords: string[]) => pageWords.filter((word) => !/^\p{Pd}+$/u.test(word));
 
 /** Per page, the text in poppler's reading order (`placed`) or in the file's drawing order (`drawn`), as above. */
 export function chooseReadingOrder(placed: string[], drawn: string[]): string[] {
@@ -104,7 +104,7 @@ export function chooseReadingOrder(placed: string[], drawn: string[]): string[] 
     const other = drawn[i] ?? '';
     const [a, b] = [words(page), words(other)];
     if (a.length === b.length && a.every((word, j) => word === b[j])) return page;
-    const [placedText, drawnText] = [LONE_DASHES(a), LONE_DASHES(b)];
+    const [placedText, drawnText] = [withoutLoneDashes(a), withoutLoneDashes(b)];
     const placedWords = new Set(placedText);
     const same = drawnText.length <= placedText.length && letters(placedText) === letters(drawnText) && drawnText.every((word) => placedWords.has(word));
     return same && lines(other) <= lines(page) ? other : page;
