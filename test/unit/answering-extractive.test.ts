@@ -158,6 +158,109 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Who was the leading general from Ohio?', [passage(generals)]).answer).not.toMatch(/Grant/);
   });
 
+  test('a list item in two languages answers in the question\'s, alone: no other sentence completes it', () => {
+    const glossary = [
+      '- RAM (Random Access Memory) යනු පරිගණකයේ තාවකාලික මතකය ලෙස ක්‍රියා කරන කොටසයි. RAM (Random Access Memory) is the part of a computer that works as its temporary memory.',
+      '- ROM (Read Only Memory) යනු ස්ථිර උපදෙස් ගබඩා කරන මතකයයි. ROM (Read Only Memory) is the memory that stores the permanent instructions.',
+    ].join('\n');
+    expect(extractiveAnswer('What is RAM in a computer?', [passage(glossary, 'sinhala')]).answer).toBe(
+      'RAM (Random Access Memory) is the part of a computer that works as its temporary memory.',
+    );
+    expect(extractiveAnswer('RAM යනු කුමක්ද?', [passage(glossary, 'sinhala')]).answer).toBe('RAM (Random Access Memory) යනු පරිගණකයේ තාවකාලික මතකය ලෙස ක්‍රියා කරන කොටසයි.');
+    const rivers = [
+      'The rivers of Sri Lanka begin in the central hills.',
+      '- The Kelani Ganga flows west and reaches the sea near the capital city.',
+      '- The Walawe Ganga flows south and reaches the sea in Hambantota district.',
+      '',
+      'The Kalu Ganga often floods Kalutara and low parts of Colombo district during the monsoon.',
+    ].join('\n');
+    expect(extractiveAnswer('Where does the Kelani Ganga reach the sea near Colombo?', [passage(rivers)]).answer).toBe('The Kelani Ganga flows west and reaches the sea near the capital city.');
+  });
+
+  test('a sentence or item with a blank to fill in is an exercise, never an answer', () => {
+    const exercise = [
+      'Fill in the blanks with a suitable word.',
+      '- The powerhouse of the cell is the ______________.',
+      '- The green pigment that absorbs light in leaves is called __________.',
+      'සෛලයේ බලාගාරය ලෙස හඳුන්වන ඉන්ද්‍රිකාව .......................... වේ.',
+      '1. The main organ that pumps blood around the human body is the .................. .',
+      'The capital city of Sri Lanka is ---------- .',
+    ].join('\n');
+    for (const question of ['What is the powerhouse of the cell?', 'What is the green pigment that absorbs light in leaves called?', 'සෛලයේ බලාගාරය කුමක්ද?', 'Which organ pumps blood around the human body?', 'What is the capital city of Sri Lanka?']) {
+      expect(extractiveAnswer(question, [passage(exercise)]).used).toEqual([]);
+    }
+  });
+
+  test('a numbered line that neither asks, instructs nor carries marks is a list item (a step); one that does is an exam item, and so is a true-or-false paper\'s statement', () => {
+    const steps = [
+      'The starch test',
+      '3. Dip the leaf in boiling water for one minute. This kills the cells and makes them permeable.',
+      '4. Boil the leaf in alcohol in a hot water bath. The alcohol removes the chlorophyll and the leaf turns pale.',
+      '5. Find the colour of the leaf. [2 marks]',
+    ].join('\n');
+    expect(extractiveAnswer('Why is the leaf boiled in alcohol?', [passage(steps)]).answer).toBe(
+      'Boil the leaf in alcohol in a hot water bath. The alcohol removes the chlorophyll and the leaf turns pale.',
+    );
+    expect(extractiveAnswer('What is the colour of the leaf?', [passage(steps)]).answer).not.toMatch(/Find the colour/);
+    const paper = ['Write TRUE or FALSE for each statement.', '1. The unit of electrical resistance is the volt.', '2. The Moon produces its own light like the Sun.'].join('\n');
+    expect(extractiveAnswer('What is the unit of electrical resistance?', [passage(paper)]).used).toEqual([]);
+    expect(extractiveAnswer('Does the Moon produce its own light?', [passage(paper)]).used).toEqual([]);
+    // an instruction's verb in Tamil ("மாற்றுக": convert) makes the line a question, which the line under it answers
+    const tamil = ['3. துவித எண் 1101 ஐத் தசம எண்ணாக மாற்றுக.', 'விடை: இடப்பெறுமானங்கள் 8, 4, 2, 1. எனவே 1101 = 8 + 4 + 0 + 1 = 13.'].join('\n');
+    expect(extractiveAnswer('துவித எண்ணைத் தசம எண்ணாக மாற்றுவது எப்படி?', [passage(tamil, 'tamil')]).answer).toBe('விடை: இடப்பெறுமானங்கள் 8, 4, 2, 1. எனவே 1101 = 8 + 4 + 0 + 1 = 13.');
+    // and what completes an answer under a question comes after that question, not from the answer before it
+    const answers = [
+      '1. உள்ளீட்டுச் சாதனங்கள் இரண்டு தருக.',
+      'விடை: தொடுதிரை (touch screen) உள்ளீட்டுச் சாதனமாகவும் வெளியீட்டுச் சாதனமாகவும் செயற்படுகிறது.',
+      '2. மையச் செயற்பாட்டு அலகின் (CPU) பிரதான பகுதிகள் மூன்றையும் குறிப்பிடுக.',
+      'விடை: எண்கணித தர்க்க அலகு (ALU) கணிப்புகளையும் ஒப்பீடுகளையும் செய்கிறது.',
+    ].join('\n');
+    expect(extractiveAnswer('மையச் செயற்பாட்டு அலகின் பகுதிகள் யாவை?', [passage(answers, 'tamil')]).answer).toBe('விடை: எண்கணித தர்க்க அலகு (ALU) கணிப்புகளையும் ஒப்பீடுகளையும் செய்கிறது.');
+  });
+
+  test('list items: "+" and "●" bullets, four words in Tamil, a pointing-back line under an item, possessives and "the latter"', () => {
+    const glossary = [
+      '+ Evaporation is the change of liquid water into water vapour by heat.',
+      '+ Condensation is the change of water vapour into liquid droplets on cooling.',
+      '● Igneous rocks are formed when hot magma or lava cools and hardens.',
+      '● Metamorphic rocks are formed when other rocks are changed by heat and pressure.',
+    ].join('\n');
+    expect(extractiveAnswer('What is condensation?', [passage(glossary)]).answer).toBe('Condensation is the change of water vapour into liquid droplets on cooling.');
+    expect(extractiveAnswer('How are igneous rocks formed?', [passage(glossary)]).answer).toBe('Igneous rocks are formed when hot magma or lava cools and hardens.');
+    const kings = ['- வலகம்பா மன்னன் அபயகிரி தாதுகோபத்தைக் கட்டினான்.', '- மகாசேன மன்னன் ஜேதவன தாதுகோபத்தைக் கட்டினான்.'].join('\n');
+    expect(extractiveAnswer('அபயகிரி தாதுகோபத்தைக் கட்டிய மன்னன் யார்?', [passage(kings, 'tamil')]).answer).toBe('வலகம்பா மன்னன் அபயகிரி தாதுகோபத்தைக் கட்டினான்.');
+    const notes = ['- Transpiration is the loss of water vapour from the leaves of plants.', 'It happens mostly through small pores called stomata.', '- Infiltration is the movement of rain water down into the soil.'].join('\n');
+    expect(extractiveAnswer('Through what pores does transpiration happen?', [passage(notes)]).answer).toBe(
+      'Transpiration is the loss of water vapour from the leaves of plants. It happens mostly through small pores called stomata.',
+    );
+    const pointing = [
+      'Rulers of Anuradhapura',
+      '- The people honoured him as a god for building the Minneriya tank.',
+      '- The latter built the rock fortress of Sigiriya on a huge granite rock.',
+      '- அவனது படைகள் பொலன்னறுவையை ஆக்கிரமித்து பல விகாரைகளை அழித்தன.',
+      '- ඔහුගේ ප්‍රසිද්ධම ශිලා ලිපිය පොළොන්නරුවේ ඇති ගල්පොතයි.',
+    ].join('\n');
+    expect(extractiveAnswer('Who was honoured as a god for building the Minneriya tank?', [passage(pointing)]).used).toEqual([]);
+    expect(extractiveAnswer('Who built the rock fortress of Sigiriya?', [passage(pointing)]).used).toEqual([]);
+    expect(extractiveAnswer('பொலன்னறுவையை ஆக்கிரமித்த படைகள் எவை?', [passage(pointing, 'tamil')]).used).toEqual([]);
+    expect(extractiveAnswer('ගල්පොත ශිලා ලිපිය කොහේද?', [passage(pointing, 'sinhala')]).used).toEqual([]);
+    // a relative "that" points back to nothing
+    const cells = ['Working with cells', '- The cell that is selected is called the active cell.'].join('\n');
+    expect(extractiveAnswer('What is the active cell?', [passage(cells)]).answer).toBe('The cell that is selected is called the active cell.');
+  });
+
+  test("a sentence's language is its words' majority script, or a good share of Sinhala or Tamil words; the question's language answers when any sentence has it", () => {
+    const glossed = [
+      'Photosynthesis (ප්‍රභාසංශ්ලේෂණය) is the process by which green plants make their own food from carbon dioxide and water.',
+      'ප්‍රභාසංශ්ලේෂණයේදී ශාක කාබන් ඩයොක්සයිඩ් සහ ජලය භාවිතයෙන් ග්ලූකෝස් නිපදවයි.',
+    ].join('\n\n');
+    expect(extractiveAnswer('ප්‍රභාසංශ්ලේෂණයේදී ශාක නිපදවන්නේ කුමක්ද?', [passage(glossed, 'sinhala')]).answer).toBe('ප්‍රභාසංශ්ලේෂණයේදී ශාක කාබන් ඩයොක්සයිඩ් සහ ජලය භාවිතයෙන් ග්ලූකෝස් නිපදවයි.');
+    // every chunk tagged Sinhala: the English sentence still answers the English question
+    expect(extractiveAnswer('What is photosynthesis?', [passage(glossed, 'sinhala')]).answer).toBe(
+      'Photosynthesis (ප්‍රභාසංශ්ලේෂණය) is the process by which green plants make their own food from carbon dioxide and water.',
+    );
+  });
+
   test('exam items in any script and questions on their own line are never quoted; a question inside a paragraph may be', () => {
     const paper = [
       '(අ) ප්‍රභාසංශ්ලේෂණය සිදු වන ශාක සෛල ඉන්ද්‍රියිකාව නම් කරන්න.',

@@ -1,6 +1,6 @@
 import { splitMarkedText } from '../documents/pages.js';
 import { detectLanguage } from '../text/normalise.js';
-import { sentenceSpans } from '../text/sentences.js';
+import { LIST_BULLET, sentenceSpans } from '../text/sentences.js';
 import { asksOnly, stems, terms } from '../text/analyse.js';
 import { memoised } from './memo.js';
 import { nothingFound } from './not-found.js';
@@ -33,12 +33,21 @@ const PAIR_WEIGHT = 0.2;
 /** What each step down the retrieval ranking, and each word of length, costs a sentence. */
 const RANK_COST = 0.05;
 const WORD_COST = 0.002;
-// A sentence that points back early on ("It is ...", "... live in them") needs the one before it to make sense
-const BACK_REFERENCES = 'it|its|this|these|that|those|they|them|their|such|he|she|his|her|එය|එහි|මෙය|මේවා|ඔහු|ඇය|ඔවුහු|ඔවුන්|இது|இவை|அது|அவை|அவர்';
-const POINTS_BACK = new RegExp(`^(?:\\S+\\s+){0,6}?(${BACK_REFERENCES})(?=[\\s,'’])`, 'iu');
+// A sentence that points back early on ("It is ...", "... live in them", "ඔහුගේ ...", "அவனது ...")
+// needs the one before it to make sense: pronouns and their possessives, demonstratives ("මෙය",
+// "இந்த", "இந்நிகழ்வு"), "the latter". A list item's "that" only as its first word: further in it
+// mostly starts a relative clause ("The cell that is selected ..."); prose brings the sentence
+// before for any "that" early on, which costs a sentence at most.
+const BACK_REFERENCES = [
+  'it|its|this|these|those|they|them|their|he|she|his|her|him|the latter|the former(?=\\s+(?:is|was|are|were|has|had)\\s)',
+  'එය|එයට|එයින්|එහි|මෙය|මෙයට|මෙයින්|මෙහි|මේවා|ඒවා|ඒවායේ|ඔහු|ඔහුගේ|ඔහුට|ඔහුව|මොහු|මොහුගේ|ඇය|ඇයගේ|ඇයට|ඇයව|ඔවුහු|ඔවුන්|ඔවුන්ගේ|ඔවුන්ට|මොවුන්|මොවුහු',
+  'இது|இதன்|இதை|இதனால்|இவை|இவற்றின்|அது|அதன்|அதை|அதனால்|அவை|அவற்றின்|அவர்|அவரது|அவருடைய|அவரை|அவர்கள்|அவர்களின்|அவன்|அவனது|அவனுடைய|அவனை|அவள்|அவளது|இவர்|இவரது|இவர்கள்|இவன்|இவனது|இவள்|இந்த|அந்த|(?:இந்ந|அந்ந|இவ்வ|அவ்வ)[\\p{L}\\p{M}]*',
+].join('|');
+const pointingBack = (others: string) => new RegExp(`^(?:that(?=[\\s,])|(?:\\S+\\s+){0,6}?(?:${BACK_REFERENCES}${others})(?=[\\s,'’]))`, 'iu');
+const POINTS_BACK = pointingBack('|that|such(?!\\s+as\\s)');
 // A list item never brings the sentence before its list with it: one that points back early on
-// ("He built ...", "In 1879 he invented ...") cannot answer ("such as" names, it does not point back)
-const ITEM_POINTS_BACK = new RegExp(`^(?:\\S+\\s+){0,6}?(${BACK_REFERENCES.replace('|such', '')})(?=[\\s,'’])`, 'iu');
+// ("He built ...", "In 1879 he invented ...") cannot answer
+const ITEM_POINTS_BACK = pointingBack('');
 // Only prose answers: titles, headings and page furniture do not end with sentence punctuation
 const SENTENCE_END = /[.!।෴]["'”’)\]]*$/u;
 /** An unpunctuated line this long is prose cut at a passage's end, not a heading. */
@@ -51,14 +60,27 @@ const HAS_LETTER = /\p{L}/u;
 const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\d+)\s/iu;
 // List items and Markdown headings are fragments, whatever punctuation they end with, and so is
 // text with list items run into it ("... you will be able to: • Describe ... • List ...")
-const FRAGMENT = /^(#|[-•*▪◦–]\s)/u;
-const RUN_IN_ITEMS = /\s[•▪◦]\s/u;
+const FRAGMENT = new RegExp(`^(#|${LIST_BULLET})`, 'u');
+const RUN_IN_ITEMS = /\s[•▪◦●■►]\s/u;
 // A list item, whose later sentences on its line are fragments too: "• #DIV/0! appears when ..."
 // is one item that the sentence segmenter cuts after "#DIV/0!", and its tail without its subject
 // would answer for another error
-const LIST_ITEM = /^[-•*▪◦–]\s/u;
-/** The fewest words of a list item's first sentence that may answer on its own: shorter ones ("• #DIV/0!", "- Water.") are labels. */
-const MIN_ITEM_WORDS = 6;
+const LIST_ITEM = new RegExp(`^${LIST_BULLET}`, 'u');
+/**
+ * The fewest words of a list item's first sentence that may answer on its own: shorter ones ("• #DIV/0!", "- Water.") are labels.
+ * Sinhala and Tamil words carry what English says with several ("கட்டினான்": "he built"), so fewer there.
+ */
+const MIN_ITEM_WORDS = { english: 6, sinhala: 4, tamil: 4 } as const;
+// A blank to fill in ("______", "........", "---------"): an exercise, not a statement of fact
+const BLANK = /_{3,}|\.{4,}|…{2,}|-{4,}/u;
+// A number alone before the text of its line ("1.", "2)"): the sentence segmenter ends a sentence after it
+const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
+// A numbered line's number ("3. Dip the leaf ...", "(2) ...")
+const NUMBERED = /^\(?\d{1,3}[.)]\s/u;
+// A true-or-false paper's instruction, whose numbered statements are not all true
+const TRUE_OR_FALSE = /\btrue\b[^.\n]{0,20}\bfalse\b|සත්‍ය[^.\n]{0,20}අසත්‍ය|சரி[^.\n]{0,20}(?:பிழை|தவறு)/iu;
+/** A sentence is Sinhala or Tamil when at least this share of its words are written in that script (not an English sentence with a gloss). */
+const SCRIPT_SHARE = 0.3;
 /**
  * How much a heading's words count for the first sentence under it: a section's first sentence
  * often answers its title ("Changing an improper fraction into a mixed number"), but the title
@@ -75,7 +97,7 @@ const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
 const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
 // The verbs of an exam item's instruction ("ප්‍රකාශ කරන්න": state; "உதாரணங்கள் தருக": give
 // examples): a numbered line with one asks, as a question does; one without is a step or an outcome
-const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க';
+const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න සොයන්න විසඳන්න අඳින්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க வரைக கூறுக பெயரிடுக ஒப்பிடுக';
 const INSTRUCTIONS = new Set([
   ...SINHALA_TAMIL_INSTRUCTIONS.split(' '),
   ...'state explain describe calculate find solve name list define give write show simplify compare draw identify determine prove convert express'.split(' '),
@@ -200,9 +222,6 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
   const askedTerms = terms(question).filter((t) => !NOT_CONTENT.has(t) && !asksOnly(t));
   const asked = uniqueWords(askedTerms);
   const askedPairs = consecutivePairs(askedTerms, asked);
-  // passages in the question's language are preferred; a passage is tagged with its document's
-  // language, but a bilingual paper's sentence in the question's language answers too
-  const sameLanguage = passages.some((p) => p.language === language);
   const coverage = (credit: number[]) => credit.reduce((sum, c) => sum + c, 0) / Math.max(1, asked.length);
 
   // per word of the passages, how well it stands for each question word: once per word, as the
@@ -234,22 +253,27 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       return { ...sentence, credit, pairs: pairsIn(sentence.sequence, credits, askedPairs) };
     }),
   );
+  // sentences in the question's language answer when any does (a bilingual paper's, whatever its
+  // document's language tag); the others only when none does. An attachment's always counts.
   const candidates: Candidate[] = [];
+  const otherLanguage: Candidate[] = [];
   for (const [index, passage] of passages.entries()) {
     const own = sentencesOf[index]!;
     const passageCoverage = coverage(asked.map((_, i) => Math.max(0, ...own.map((s) => s.credit[i]!))));
     for (const [position, sentence] of own.entries()) {
-      // in the question's language where the passages have it (an attachment's always counts)
-      if (!sentence.answers || (sameLanguage && passage.language !== null && passage.language !== language && sentence.language !== language)) continue;
+      if (!sentence.answers) continue;
       // a sentence that points back is judged with the ones before it, which it needs; a question
       // inside a paragraph is not: what follows it answers it, so the quote leaves room for that
       let first = position;
       let words = sentence.words;
       const under = sentence.under;
       if (sentence.item !== undefined) {
-        // a list item is quoted from its first sentence
-        if (position - sentence.item >= MAX_SENTENCES) continue;
-        first = sentence.item;
+        // a list item is quoted from its first sentence, or from its first in this sentence's
+        // language (a bilingual glossary's item gives a term in both)
+        first = position;
+        while (first > sentence.item && own[first - 1]!.language === sentence.language) first--;
+        if (first !== sentence.item && !standsAlone(own[first]!.text)) continue;
+        if (position - first >= MAX_SENTENCES) continue;
         words = own.slice(first, position + 1).reduce((sum, s) => sum + s.words, 0);
       } else if (under !== undefined) {
         // an answer under its question or heading is judged with that line's words, and quoted from the line after it
@@ -268,9 +292,11 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       // the question's words in its order ("the Earth is between the Moon and the Sun") beat the same words apart
       const paired = askedPairs.length ? new Set([...above, ...unit].flatMap((s) => [...s.pairs])).size / askedPairs.length : 0;
       const score = covered + PASSAGE_WEIGHT * passageCoverage + PAIR_WEIGHT * paired - RANK_COST * index - WORD_COST * words;
-      candidates.push({ passage: index, first, last: position, score, text: unit.map((s) => s.text).join(' ') });
+      const candidate = { passage: index, first, last: position, score, text: unit.map((s) => s.text).join(' ') };
+      (passage.language === null || sentence.language === language ? candidates : otherLanguage).push(candidate);
     }
   }
+  if (candidates.length === 0) candidates.push(...otherLanguage);
   // stable: of equal scores, the first found (higher-ranked passage, earlier sentence) stays first
   candidates.sort((a, b) => b.score - a.score);
 
@@ -283,14 +309,17 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       quoted.add(k);
       total += own[k]!.words;
     }
-    const completing = quoted.size < MAX_SENTENCES ? completingSentence(own, quoted, total, own[best.last]!.language) : undefined;
+    // a list item is quoted alone: another sentence of the passage is about something else
+    // (an answer under a question or heading completes from what follows that line: what is before it is another's)
+    const after = (own[best.last]!.under?.to ?? -1) + 1;
+    const completing = quoted.size < MAX_SENTENCES && own[best.last]!.item === undefined ? completingSentence(own, quoted, after, total, own[best.last]!.language) : undefined;
     if (completing !== undefined) {
       quoted.add(completing);
       total += own[completing]!.words;
     }
     let last = best.last;
-    // what follows a list item is the rest of its line, and only that
-    const follows = (next: number) => (own[best.last]!.item === undefined ? own[next]!.prose && own[next]!.language === own[best.last]!.language : own[next]!.item === own[best.last]!.item);
+    // what follows a list item is the rest of its line, and only that; in the answer's language
+    const follows = (next: number) => own[next]!.language === own[best.last]!.language && (own[best.last]!.item === undefined ? own[next]!.prose : own[next]!.item === own[best.last]!.item);
     for (let next = best.last + 1; next < own.length && follows(next) && quoted.size < MAX_SENTENCES; next++) {
       if (quoted.has(next)) {
         last = next;
@@ -307,16 +336,16 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
 }
 
 /**
- * The prose sentence of the passage, outside `quoted`, that has the most question words the quoted
+ * The prose sentence of the passage from `after` on, outside `quoted`, that has the most question words the quoted
  * sentences lack ("Kidneys filter blood ..." beside a best sentence on the loop of Henle, for "...
  * by what organs?"), the first of equals, if it fits in the answer; undefined when none adds a word.
  */
-function completingSentence(own: Sentence[], quoted: Set<number>, words: number, language: string): number | undefined {
+function completingSentence(own: Sentence[], quoted: Set<number>, after: number, words: number, language: string): number | undefined {
   const lacking = own[0]!.credit.map((_, i) => [...quoted].every((k) => own[k]!.credit[i]! < PREFIX_CREDIT));
   let found: number | undefined;
   let most = 0;
   for (const [k, sentence] of own.entries()) {
-    if (quoted.has(k) || !sentence.prose || sentence.language !== language || words + sentence.words > MAX_WORDS_COMPLETING) continue;
+    if (k < after || quoted.has(k) || !sentence.prose || sentence.language !== language || words + sentence.words > MAX_WORDS_COMPLETING) continue;
     const adds = sentence.credit.filter((c, i) => lacking[i] && c >= PREFIX_CREDIT).length;
     if (adds > most) [found, most] = [k, adds];
   }
@@ -444,34 +473,61 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   const onLine: boolean[] = [];
   // whether each sentence is a list item or the rest of one on its line
   const inItem: boolean[] = [];
+  // whether each sentence had a mark allocation ("[2 marks]"): an exam paper's
+  const marked: boolean[] = [];
   let previousEnd = -1;
   for (const { start, end } of sentenceSpans(text)) {
-    const sameLine = previousEnd >= 0 && !text.slice(previousEnd, start).includes('\n');
+    const between = previousEnd >= 0 ? text.slice(previousEnd, start) : '\n';
+    const sameLine = !between.includes('\n');
     previousEnd = end;
-    const sentence = text.slice(start, end).replace(/\s+/g, ' ');
+    const raw = text.slice(start, end).replace(/\s+/g, ' ');
+    const sentence = raw.replace(MARK_ALLOCATION, '');
+    const marks = raw.search(MARK_ALLOCATION) >= 0;
     const previous = out.at(-1);
-    // (an exam item after "... A'.B." starts anew: its "B." was no initial)
-    if (previous !== undefined && !EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
+    // (an exam item after "... A'.B." starts anew: its "B." was no initial); a numbered line's
+    // number is its first sentence's: "1. The unit of resistance is the volt." is an exam item
+    if (previous !== undefined && ((sameLine && NUMBER_ALONE.test(previous.text)) || (!EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))))) {
       const joined = `${previous.text} ${sentence}`;
       out[out.length - 1] = { ...previous, text: joined, ...classify(joined, afterProse.at(-1)!, inItem.at(-1)!) };
+      marked[marked.length - 1] ||= marks;
       continue;
     }
-    const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, '').replace(MARK_ALLOCATION, ''));
+    const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, ''));
     const startsItem = LIST_ITEM.test(cleaned);
+    // the line under an item that points back goes on with it (its indentation is gone: "- Transpiration is ...\n  It happens ...")
+    const goesOn = !startsItem && between === '\n' && ITEM_POINTS_BACK.test(cleaned);
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
     onLine.push(sameLine);
-    inItem.push(startsItem || (sameLine && inItem.at(-1) === true));
+    marked.push(marks);
+    inItem.push(startsItem || ((sameLine || goesOn) && inItem.at(-1) === true));
     // an item is quoted without its bullet
     const shown = startsItem ? cleaned.replace(LIST_ITEM, '') : cleaned;
     const item = startsItem ? out.length : inItem.at(-1) ? previous?.item : undefined;
     out.push({ text: shown, item, ...classify(shown, afterProse.at(-1)!, inItem.at(-1)!) });
+  }
+  // a numbered line that neither asks, instructs nor carries marks, in a passage that is no
+  // true-or-false paper, is a list item: a step or a fact ("3. Dip the leaf in boiling water for
+  // one minute. This kills the cells ..."), quoted without its number
+  for (let i = 0; i < out.length && !TRUE_OR_FALSE.test(text); i++) {
+    if (onLine[i] || !NUMBERED.test(out[i]!.text)) continue;
+    let end = i;
+    while (end + 1 < out.length && onLine[end + 1]) end++;
+    const line = out.slice(i, end + 1);
+    if (marked.slice(i, end + 1).includes(true) || line.some((s) => QUESTION_END.test(s.text)) || instructs(line.map((s) => s.text).join(' '))) continue;
+    out[i]!.text = out[i]!.text.replace(NUMBERED, '');
+    for (let k = i; k <= end; k++) {
+      out[k]!.item = i;
+      inItem[k] = true;
+    }
+    i = end;
   }
   // a list item answers from its first sentence when that stands alone (a definition in a list:
   // "A proper fraction has a numerator smaller than its denominator, ..."); the rest of its line then may too
   for (const sentence of out) {
     if (sentence.item === undefined) continue;
     const first = out[sentence.item]!.text;
-    sentence.answers = standsAlone(first) && SENTENCE_END.test(sentence.text) && HAS_LETTER.test(sentence.text);
+    sentence.prose = false;
+    sentence.answers = standsAlone(first) && SENTENCE_END.test(sentence.text) && HAS_LETTER.test(sentence.text) && !BLANK.test(sentence.text);
   }
   // a question that prose follows on its line is in a paragraph too, where a PDF's line starts with it
   // ("What is special about this element that makes diamond so hard? Bonds. Chemical bonds.")
@@ -486,15 +542,20 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // the answer's first prose, after at most one formula
     let k = i + 1;
     if (k < out.length && !HAS_LETTER.test(out[k]!.text)) k++;
-    // a question or an exam item's instruction counts in full, a heading less; a numbered line that
-    // neither asks nor instructs ("2. Put the leaf in warm alcohol.") is a step, which nothing answers
+    // a question or an exam item's instruction counts in full, a heading less; an exam item that
+    // neither asks nor instructs (a true-or-false paper's statement) is answered by nothing
     const line = out.slice(from, i + 1).map((o) => o.text).join(' ');
     const item = EXAM_ITEM.test(line);
-    const asks = QUESTION_END.test(sentence.text) || (item && line.toLowerCase().split(/[^\p{L}\p{M}]+/u).some((word) => INSTRUCTIONS.has(word)));
+    const asks = QUESTION_END.test(sentence.text) || (item && instructs(line));
     if (!asks && item) continue;
     if (k < out.length && out[k]!.prose) out[k]!.under = { from, to: i, weight: asks ? 1 : HEADING_WEIGHT };
   }
   return out;
+}
+
+/** Whether an exam item's line has an instruction's verb ("Find ...", "... குறிப்பிடுக."). */
+function instructs(line: string): boolean {
+  return line.toLowerCase().split(/[^\p{L}\p{M}]+/u).some((word) => INSTRUCTIONS.has(word));
 }
 
 /**
@@ -556,7 +617,7 @@ function withoutGluedHeading(sentence: string): string {
  * item answers is decided by its first sentence, in answerSentences).
  */
 function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sentence, 'prose' | 'answers'> {
-  if (inItem || !HAS_LETTER.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text)) return { prose: false, answers: false };
+  if (inItem || !HAS_LETTER.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text) || BLANK.test(text)) return { prose: false, answers: false };
   if (QUESTION_END.test(text)) return { prose: false, answers: inParagraph };
   const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
   return { prose, answers: prose };
@@ -568,18 +629,36 @@ function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sen
  * what comes before the list ("He built ...").
  */
 function standsAlone(text: string): boolean {
-  return SENTENCE_END.test(text) && wordCount(text) >= MIN_ITEM_WORDS && HAS_LETTER.test(text) && !EXAM_ITEM.test(text) && !FRAGMENT.test(text) && !RUN_IN_ITEMS.test(text) && !ITEM_POINTS_BACK.test(text);
+  return (
+    SENTENCE_END.test(text) &&
+    wordCount(text) >= MIN_ITEM_WORDS[sentenceLanguage(text)] &&
+    HAS_LETTER.test(text) &&
+    !EXAM_ITEM.test(text) &&
+    !FRAGMENT.test(text) &&
+    !RUN_IN_ITEMS.test(text) &&
+    !BLANK.test(text) &&
+    !ITEM_POINTS_BACK.test(text)
+  );
 }
 
 /**
- * A sentence's language by its letters: Sinhala and Tamil sentences often carry English terms
- * ("RAM (Random Access Memory) යනු ..."), so any letter of their script makes them so.
+ * A sentence's language by its words: Sinhala and Tamil sentences often carry English terms
+ * ("RAM (Random Access Memory) යනු ..."), so a share of words in their script makes them so,
+ * but an English sentence with a gloss ("Photosynthesis (ප්‍රභාසංශ්ලේෂණය) is ...") stays English.
  */
 function sentenceLanguage(text: string): Language {
-  const sinhala = SINHALA_LETTER.test(text);
-  const tamil = TAMIL_LETTER.test(text);
-  if (sinhala && tamil) return detectLanguage(text);
-  return sinhala ? 'sinhala' : tamil ? 'tamil' : 'english';
+  let sinhala = 0;
+  let tamil = 0;
+  let lettered = 0;
+  for (const word of text.split(/\s+/)) {
+    if (!HAS_LETTER.test(word)) continue;
+    lettered++;
+    if (SINHALA_LETTER.test(word)) sinhala++;
+    else if (TAMIL_LETTER.test(word)) tamil++;
+  }
+  const least = Math.max(1, SCRIPT_SHARE * lettered);
+  if (sinhala >= least && sinhala >= tamil) return 'sinhala';
+  return tamil >= least ? 'tamil' : 'english';
 }
 
 function wordCount(text: string): number {

@@ -4,6 +4,8 @@ export interface Span {
 }
 
 const SENTENCES = new Intl.Segmenter('en', { granularity: 'sentence' });
+/** A list item's bullet and the space after it ("- ", "• ", "● ", "+ " before a word), as a pattern's source. */
+export const LIST_BULLET = String.raw`(?:[-•*▪◦–●○■□►➢✓❖◆◇]|\+(?=\s+\p{L}))\s`;
 const MARKER_LINE = /^--- PAGE \d+ ---$/gm;
 // PDF text breaks lines inside sentences, and the segmenter ends a sentence at every line
 // break. Only a blank line (a paragraph break), a list item, an exam item ("1.", "(b)", "(ii)",
@@ -11,7 +13,10 @@ const MARKER_LINE = /^--- PAGE \d+ ---$/gm;
 // that does not go on in lower case (a title, a heading, page furniture such as "Grade 10
 // Science, Unit 4") should end one. Joined, "... Rs. 10,500. (b) How much ...?" would be one
 // sentence: the segmenter does not end one before a lower-case letter.
-const LINE_WRAP = /(?<!\n)(?:(?<!(?:^|\n)[^\n]{0,39}[^\s.!?,;:])\n|\n(?=[a-z]))(?![\n#•*-]|\d+[.)] |\(?[a-h]\) |\([ivx]{1,4}\) |\([\p{L}\p{M}]{1,3}\) )/gu;
+const LINE_WRAP = new RegExp(
+  String.raw`(?<!\n)(?:(?<!(?:^|\n)[^\n]{0,39}[^\s.!?,;:])\n|\n(?=[a-z]))(?![\n#•*-]|${LIST_BULLET}|\d+[.)] |\(?[a-h]\) |\([ivx]{1,4}\) |\([\p{L}\p{M}]{1,3}\) )`,
+  'gu',
+);
 
 /**
  * Where the sentences of a text are: each span starts and ends at non-whitespace.
