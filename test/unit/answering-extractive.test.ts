@@ -186,6 +186,9 @@ describe('extractive answers', () => {
       '1. The main organ that pumps blood around the human body is the .................. .',
       'The capital city of Sri Lanka is ---------- .',
     ].join('\n');
+    // nor is the exercise's instruction, whatever heading it is under
+    const headed = ['Cells: revision exercise', 'Fill in the blanks with a suitable word.', '- The powerhouse of the cell is the ______.'].join('\n');
+    expect(extractiveAnswer('What is the powerhouse of the cell?', [passage(headed)]).used).toEqual([]);
     for (const question of ['What is the powerhouse of the cell?', 'What is the green pigment that absorbs light in leaves called?', 'සෛලයේ බලාගාරය කුමක්ද?', 'Which organ pumps blood around the human body?', 'What is the capital city of Sri Lanka?']) {
       expect(extractiveAnswer(question, [passage(exercise)]).used).toEqual([]);
     }

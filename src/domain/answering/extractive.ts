@@ -73,6 +73,9 @@ const LIST_ITEM = new RegExp(`^${LIST_BULLET}`, 'u');
 const MIN_ITEM_WORDS = { english: 6, sinhala: 4, tamil: 4 } as const;
 // A blank to fill in ("______", "........", "---------"): an exercise, not a statement of fact
 const BLANK = /_{3,}|\.{4,}|…{2,}|-{4,}/u;
+// An exercise's instruction ("Fill in the blanks with a suitable word.", "Write TRUE or FALSE for
+// each statement.", "හිස්තැන් පුරවන්න", "கோடிட்ட இடங்களை நிரப்புக"): about the exercise, never an answer
+const EXERCISE = /^(?:fill in|write|answer|choose|select|underline|match|complete|tick|circle|state whether)\b.*\b(?:blanks?|following|questions?|statements?|correct|true|false|suitable|columns?)\b|හිස්තැන්|කෙටි පිළිතුරු|கோடிட்ட\s+இடங்கள|பொருத்தமான\s+சொல்/iu;
 // A number alone before the text of its line ("1.", "2)"): the sentence segmenter ends a sentence after it
 const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // A numbered line's number ("3. Dip the leaf ...", "(2) ...")
@@ -617,7 +620,7 @@ function withoutGluedHeading(sentence: string): string {
  * item answers is decided by its first sentence, in answerSentences).
  */
 function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sentence, 'prose' | 'answers'> {
-  if (inItem || !HAS_LETTER.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text) || BLANK.test(text)) return { prose: false, answers: false };
+  if (inItem || !HAS_LETTER.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text) || BLANK.test(text) || EXERCISE.test(text)) return { prose: false, answers: false };
   if (QUESTION_END.test(text)) return { prose: false, answers: inParagraph };
   const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
   return { prose, answers: prose };
