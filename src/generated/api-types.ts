@@ -788,7 +788,7 @@ export interface paths {
         put?: never;
         /**
          * PayHere payment notification
-         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold (or that names another merchant) is refused (`403`) and logged, and past 60 such refusals a minute from one address (`AUTH_FAILURES_PER_MINUTE`) further refused ones are not stored (`429`); a notification of an order with 20 waiting to be processed is not stored (`429`: send it again later); a body that is not a notification is `400`; a repeat of one already received (same order, payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
+         * @description Called by PayHere's servers (the `notify_url` of each checkout), never by customers. Every notification is stored as received; one whose `md5sig` does not hold (or that names another merchant) is refused (`403`) and logged, and past 60 such refusals a minute from one address (`AUTH_FAILURES_PER_MINUTE`) further refused ones are not stored (`429`); a new notification of an order with 20 waiting to be processed is not stored (`429`: send it again later; a repeat of one received is accepted all the same); a body that is not a notification is `400`; a repeat of one already received (same order, payment, status and message type) is accepted and not processed again; a new one is processed by a durable job within seconds.
          */
         post: operations["payhereNotify"];
         delete?: never;
@@ -4201,8 +4201,9 @@ export interface components {
         /**
          * @description Not stored (`rate_limit_exceeded`): the address sent more refused notifications in the last
          *     minute than allowed (`AUTH_FAILURES_PER_MINUTE`, 60 by default; notifications whose signature
-         *     holds are never refused so), or the notification's order already has 20 notifications waiting
-         *     to be processed. `Retry-After` gives the seconds to wait before sending it again.
+         *     holds are never refused so), or the notification is new and its order already has 20
+         *     notifications waiting to be processed (a repeat of one received is answered `200` all the
+         *     same). `Retry-After` gives the seconds to wait before sending it again.
          */
         NotificationTooManyRequests: {
             headers: {

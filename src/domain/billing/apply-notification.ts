@@ -165,7 +165,9 @@ async function apply(tx: EntityManager, event: PaymentEvent, { confirmed, recurr
     }
     const why = paidLater
       ? 'the plan the account has was chosen after this payment'
-      : !current
+      : waitsForFirst
+        ? "the order's first payment is not seen yet: its notice decides"
+        : !current
         ? 'the order no longer gives the plan'
         : subscription.state !== 'active'
           ? `the subscription is ${subscription.state}`

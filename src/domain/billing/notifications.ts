@@ -20,7 +20,7 @@ export const MAX_WAITING_PER_ORDER = 20;
  * Keeps a gateway notification as received, checks its signature, and hands a new verified one
  * to the durable queue. A repeat of one already received (same order, payment, status and message) is
  * stored but never processed twice; a notification whose signature fails is stored (unless
- * `storeRefused` is false: its address sent too many) and refused; one of an order with
+ * `storeRefused` is false: its address sent too many) and refused; a new one of an order with
  * MAX_WAITING_PER_ORDER waiting already is not stored.
  */
 export async function receiveNotification(em: EntityManager, gateway: PaymentGateway, queue: JobQueue, body: string, fields: Record<string, string>, now: Date, storeRefused = true): Promise<Receipt> {
@@ -37,6 +37,9 @@ export async function receiveNotification(em: EntityManager, gateway: PaymentGat
   const row = await em.transactional(async (tx) => {
     // the order's notifications are counted and stored one at a time, so that simultaneous ones keep to the cap
     await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`payment_notification:${orderId}`]);
+    // a repeat of one received is told so whatever waits: PayHere repeats a notice until it is answered 200
+    const [seen] = await tx.execute<{ id: string }[]>('select id from payment_notification where dedupe_key = ?', [read.dedupeKey]);
+    if (seen) return undefined;
     const [waiting] = await tx.execute<{ n: number }[]>('select count(*)::int as n from payment_notification where order_id = ? and verified and processed_at is null', [orderId]);
     if (waiting!.n >= MAX_WAITING_PER_ORDER) return 'order busy' as const;
     const [inserted] = await tx.execute<{ id: string }[]>(
