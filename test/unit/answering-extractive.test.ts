@@ -186,7 +186,9 @@ describe('extractive answers', () => {
       '1. The main organ that pumps blood around the human body is the .................. .',
       'The capital city of Sri Lanka is ---------- .',
     ].join('\n');
-    // nor is the exercise's instruction, whatever heading it is under
+    // nor is the exercise's instruction, whatever heading it is under; prose that only starts with such a word is prose
+    const stages = 'Complete metamorphosis has the following four stages: egg, larva, pupa and adult. Butterflies and beetles go through it.';
+    expect(extractiveAnswer('What are the stages of complete metamorphosis?', [passage(stages)]).answer).toMatch(/^Complete metamorphosis has the following four stages/);
     const headed = ['Cells: revision exercise', 'Fill in the blanks with a suitable word.', '- The powerhouse of the cell is the ______.'].join('\n');
     expect(extractiveAnswer('What is the powerhouse of the cell?', [passage(headed)]).used).toEqual([]);
     for (const question of ['What is the powerhouse of the cell?', 'What is the green pigment that absorbs light in leaves called?', 'සෛලයේ බලාගාරය කුමක්ද?', 'Which organ pumps blood around the human body?', 'What is the capital city of Sri Lanka?']) {
@@ -199,12 +201,15 @@ describe('extractive answers', () => {
       'The starch test',
       '3. Dip the leaf in boiling water for one minute. This kills the cells and makes them permeable.',
       '4. Boil the leaf in alcohol in a hot water bath. The alcohol removes the chlorophyll and the leaf turns pale.',
-      '5. Find the colour of the leaf. [2 marks]',
     ].join('\n');
     expect(extractiveAnswer('Why is the leaf boiled in alcohol?', [passage(steps)]).answer).toBe(
       'Boil the leaf in alcohol in a hot water bath. The alcohol removes the chlorophyll and the leaf turns pale.',
     );
-    expect(extractiveAnswer('What is the colour of the leaf?', [passage(steps)]).answer).not.toMatch(/Find the colour/);
+    // a paper numbers its questions alike: when one asks, instructs or carries marks, every numbered line is an exam item
+    const marked = `${steps}\n5. Find the colour of the leaf. [2 marks]\n6. Outline the stages of the starch test.`;
+    expect(extractiveAnswer('What is the colour of the leaf?', [passage(marked)]).answer).not.toMatch(/Find the colour/);
+    expect(extractiveAnswer('Why is the leaf boiled in alcohol?', [passage(marked)]).answer).toBe('The alcohol removes the chlorophyll and the leaf turns pale.');
+    expect(extractiveAnswer('What are the stages of the starch test?', [passage(marked)]).answer).not.toMatch(/Outline/);
     const paper = ['Write TRUE or FALSE for each statement.', '1. The unit of electrical resistance is the volt.', '2. The Moon produces its own light like the Sun.'].join('\n');
     expect(extractiveAnswer('What is the unit of electrical resistance?', [passage(paper)]).used).toEqual([]);
     expect(extractiveAnswer('Does the Moon produce its own light?', [passage(paper)]).used).toEqual([]);
@@ -219,6 +224,9 @@ describe('extractive answers', () => {
       'விடை: எண்கணித தர்க்க அலகு (ALU) கணிப்புகளையும் ஒப்பீடுகளையும் செய்கிறது.',
     ].join('\n');
     expect(extractiveAnswer('மையச் செயற்பாட்டு அலகின் பகுதிகள் யாவை?', [passage(answers, 'tamil')]).answer).toBe('விடை: எண்கணித தர்க்க அலகு (ALU) கணிப்புகளையும் ஒப்பீடுகளையும் செய்கிறது.');
+    // nor from the answer after it
+    const english = ['1. Name a device that is both input and output.', 'Answer: A touch screen works as an input device and an output device.', '2. Name the main parts of the CPU.', 'Answer: The CPU has three parts: the ALU, the control unit and the registers.'].join('\n');
+    expect(extractiveAnswer('Does a touch screen belong to the CPU?', [passage(english)]).answer).toBe('Answer: A touch screen works as an input device and an output device.');
   });
 
   test('list items: "+" and "●" bullets, four words in Tamil, a pointing-back line under an item, possessives and "the latter"', () => {
@@ -247,6 +255,13 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Who built the rock fortress of Sigiriya?', [passage(pointing)]).used).toEqual([]);
     expect(extractiveAnswer('பொலன்னறுவையை ஆக்கிரமித்த படைகள் எவை?', [passage(pointing, 'tamil')]).used).toEqual([]);
     expect(extractiveAnswer('ගල්පොත ශිලා ලිපිය කොහේද?', [passage(pointing, 'sinhala')]).used).toEqual([]);
+    // one line under an item goes on with it when it opens pointing back, not the paragraph after the list
+    const list = ['- Condensation is the change of water vapour into liquid droplets on cooling.', 'These processes repeat all the time. Clouds form from droplets.', 'They grow. Rain falls when the droplets in clouds grow heavy.'].join('\n');
+    expect(extractiveAnswer('Why does rain fall from clouds?', [passage(list)]).answer).toBe('Rain falls when the droplets in clouds grow heavy.');
+    expect(extractiveAnswer('Through what pores does transpiration happen?', [passage(notes.replace('\nIt', ' \n  It'))]).answer).toMatch(/^Transpiration is/);
+    // a bilingual item whose first sentence is a label answers from its sentence in the question's language
+    const labelled = passage('- RAM මතකය. RAM (Random Access Memory) is the part of a computer that works as its temporary memory.', 'sinhala');
+    expect(extractiveAnswer('What is RAM in a computer?', [labelled]).answer).toBe('RAM (Random Access Memory) is the part of a computer that works as its temporary memory.');
     // a relative "that" points back to nothing
     const cells = ['Working with cells', '- The cell that is selected is called the active cell.'].join('\n');
     expect(extractiveAnswer('What is the active cell?', [passage(cells)]).answer).toBe('The cell that is selected is called the active cell.');

@@ -43,6 +43,8 @@ const BACK_REFERENCES = [
   'එය|එයට|එයින්|එහි|මෙය|මෙයට|මෙයින්|මෙහි|මේවා|ඒවා|ඒවායේ|ඔහු|ඔහුගේ|ඔහුට|ඔහුව|මොහු|මොහුගේ|ඇය|ඇයගේ|ඇයට|ඇයව|ඔවුහු|ඔවුන්|ඔවුන්ගේ|ඔවුන්ට|මොවුන්|මොවුහු',
   'இது|இதன்|இதை|இதனால்|இவை|இவற்றின்|அது|அதன்|அதை|அதனால்|அவை|அவற்றின்|அவர்|அவரது|அவருடைய|அவரை|அவர்கள்|அவர்களின்|அவன்|அவனது|அவனுடைய|அவனை|அவள்|அவளது|இவர்|இவரது|இவர்கள்|இவன்|இவனது|இவள்|இந்த|அந்த|(?:இந்ந|அந்ந|இவ்வ|அவ்வ)[\\p{L}\\p{M}]*',
 ].join('|');
+// A line that opens pointing back ("It happens mostly through ..."): under a list item, the item goes on
+const OPENS_POINTING_BACK = new RegExp(`^(?:that|${BACK_REFERENCES})(?=[\\s,'’])`, 'iu');
 const pointingBack = (others: string) => new RegExp(`^(?:that(?=[\\s,])|(?:\\S+\\s+){0,6}?(?:${BACK_REFERENCES}${others})(?=[\\s,'’]))`, 'iu');
 const POINTS_BACK = pointingBack('|that|such(?!\\s+as\\s)');
 // A list item never brings the sentence before its list with it: one that points back early on
@@ -75,7 +77,9 @@ const MIN_ITEM_WORDS = { english: 6, sinhala: 4, tamil: 4 } as const;
 const BLANK = /_{3,}|\.{4,}|…{2,}|-{4,}/u;
 // An exercise's instruction ("Fill in the blanks with a suitable word.", "Write TRUE or FALSE for
 // each statement.", "හිස්තැන් පුරවන්න", "கோடிட்ட இடங்களை நிரப்புக"): about the exercise, never an answer
-const EXERCISE = /^(?:fill in|write|answer|choose|select|underline|match|complete|tick|circle|state whether)\b.*\b(?:blanks?|following|questions?|statements?|correct|true|false|suitable|columns?)\b|හිස්තැන්|කෙටි පිළිතුරු|கோடிட்ட\s+இடங்கள|பொருத்தமான\s+சொல்/iu;
+const EXERCISE = /^(?:fill in|write|answer|choose|select|underline|match|complete|tick|circle|state whether)\s+(?:the|each|all|any|in|a|an|true)\b.*\b(?:blanks?|following|questions?|statements?|correct|true|false|suitable|columns?)\b|හිස්තැන්|කෙටි පිළිතුරු|கோடிட்ட\s+இடங்கள|பொருத்தமான\s+சொல்/iu;
+// What separates a sentence from the one on the line before it (no blank line between)
+const NEXT_LINE = /^[^\S\n]*\n[^\S\n]*$/u;
 // A number alone before the text of its line ("1.", "2)"): the sentence segmenter ends a sentence after it
 const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // A numbered line's number ("3. Dip the leaf ...", "(2) ...")
@@ -100,10 +104,10 @@ const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
 const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
 // The verbs of an exam item's instruction ("ප්‍රකාශ කරන්න": state; "உதாரணங்கள் தருக": give
 // examples): a numbered line with one asks, as a question does; one without is a step or an outcome
-const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න සොයන්න විසඳන්න අඳින්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க வரைக கூறுக பெயரிடுக ஒப்பிடுக';
+const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න සොයන්න විසඳන්න අඳින්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க வரைக கூறுக பெயரிடுக ஒப்பிடுக விவரிக்க விவரி வரையறு வரையறுக்க கணக்கிடுக';
 const INSTRUCTIONS = new Set([
   ...SINHALA_TAMIL_INSTRUCTIONS.split(' '),
-  ...'state explain describe calculate find solve name list define give write show simplify compare draw identify determine prove convert express'.split(' '),
+  ...'state explain describe calculate find solve name list define give write show simplify compare draw identify determine prove convert express outline distinguish discuss mention classify label sketch suggest predict'.split(' '),
 ]);
 // Words that ask or instruct (in a question, never in its answer; Tamil's asking words are the analyser's asksOnly) and
 // Sinhala and Tamil function words (the analyser removes English stopwords only): a sentence
@@ -168,7 +172,7 @@ interface AnalysedSentence {
    * quoted from its first sentence, and only with the rest of its own line after it.
    */
   item?: number;
-  /** its language by its letters (sentenceLanguage: any Sinhala or Tamil letter makes it so) */
+  /** its language by its words (sentenceLanguage: a share of them in Sinhala or Tamil makes it so) */
   language: string;
   /** its words in order */
   sequence: string[];
@@ -208,11 +212,11 @@ export interface Ranked {
  * and Tamil words), in the passage that covers most of it, higher-ranked and shorter ones winning
  * ties; the sentences before it when it points back to them ("It is ..."); the sentence of the
  * passage that has the most question words they lack, if any; and the ones after while the answer
- * stays short. At most three sentences, all from one passage, in its order and language,
- * preferring passages in the question's language (a sentence of another passage answers when it
- * is itself in that language; attachments always count). Headings, titles,
- * page furniture, exam items, list items and questions on their own line are never quoted. It
- * never writes text of its own, apart from saying that nothing relevant was found.
+ * stays short. At most three sentences, all from one passage, in its order and language: the
+ * question's whenever a sentence in it answers (attachments always count). Headings, titles,
+ * page furniture, exam items, exercises, list items beside other sentences and questions on their
+ * own line are never quoted; a list item that is a whole sentence answers alone. It never writes
+ * text of its own, apart from saying that nothing relevant was found.
  */
 export function extractiveAnswer(question: string, passages: Passage[]): Drafted {
   const ranked = rankCandidates(question, passages);
@@ -275,7 +279,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
         // language (a bilingual glossary's item gives a term in both)
         first = position;
         while (first > sentence.item && own[first - 1]!.language === sentence.language) first--;
-        if (first !== sentence.item && !standsAlone(own[first]!.text)) continue;
+        if (!standsAlone(own[first]!.text)) continue;
         if (position - first >= MAX_SENTENCES) continue;
         words = own.slice(first, position + 1).reduce((sum, s) => sum + s.words, 0);
       } else if (under !== undefined) {
@@ -313,9 +317,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       total += own[k]!.words;
     }
     // a list item is quoted alone: another sentence of the passage is about something else
-    // (an answer under a question or heading completes from what follows that line: what is before it is another's)
-    const after = (own[best.last]!.under?.to ?? -1) + 1;
-    const completing = quoted.size < MAX_SENTENCES && own[best.last]!.item === undefined ? completingSentence(own, quoted, after, total, own[best.last]!.language) : undefined;
+    const completing = quoted.size < MAX_SENTENCES && own[best.last]!.item === undefined ? completingSentence(own, quoted, blockOf(own, best.last), total, own[best.last]!.language) : undefined;
     if (completing !== undefined) {
       quoted.add(completing);
       total += own[completing]!.words;
@@ -339,16 +341,35 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
 }
 
 /**
- * The prose sentence of the passage from `after` on, outside `quoted`, that has the most question words the quoted
+ * The sentences that answer the same question or heading as sentence `k`: from the line after the
+ * last question or heading on its own line before it to the line before the next one (another
+ * exam item's answer, another section).
+ */
+function blockOf(own: Sentence[], k: number): { from: number; to: number } {
+  let from = 0;
+  let to = own.length - 1;
+  for (const [i, sentence] of own.entries()) {
+    if (sentence.under === undefined) continue;
+    if (i <= k) from = sentence.under.to + 1;
+    else {
+      to = sentence.under.from - 1;
+      break;
+    }
+  }
+  return { from, to };
+}
+
+/**
+ * The prose sentence of the passage's `block`, outside `quoted`, that has the most question words the quoted
  * sentences lack ("Kidneys filter blood ..." beside a best sentence on the loop of Henle, for "...
  * by what organs?"), the first of equals, if it fits in the answer; undefined when none adds a word.
  */
-function completingSentence(own: Sentence[], quoted: Set<number>, after: number, words: number, language: string): number | undefined {
+function completingSentence(own: Sentence[], quoted: Set<number>, block: { from: number; to: number }, words: number, language: string): number | undefined {
   const lacking = own[0]!.credit.map((_, i) => [...quoted].every((k) => own[k]!.credit[i]! < PREFIX_CREDIT));
   let found: number | undefined;
   let most = 0;
   for (const [k, sentence] of own.entries()) {
-    if (k < after || quoted.has(k) || !sentence.prose || sentence.language !== language || words + sentence.words > MAX_WORDS_COMPLETING) continue;
+    if (k < block.from || k > block.to || quoted.has(k) || !sentence.prose || sentence.language !== language || words + sentence.words > MAX_WORDS_COMPLETING) continue;
     const adds = sentence.credit.filter((c, i) => lacking[i] && c >= PREFIX_CREDIT).length;
     if (adds > most) [found, most] = [k, adds];
   }
@@ -479,6 +500,8 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   // whether each sentence had a mark allocation ("[2 marks]"): an exam paper's
   const marked: boolean[] = [];
   let previousEnd = -1;
+  // the item a line under it went on with: one line goes on with an item, not the paragraphs after the list
+  let itemGoneOn: number | undefined;
   for (const { start, end } of sentenceSpans(text)) {
     const between = previousEnd >= 0 ? text.slice(previousEnd, start) : '\n';
     const sameLine = !between.includes('\n');
@@ -497,8 +520,10 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     }
     const cleaned = withoutGluedHeading(sentence.replace(CAPTION_LABEL, ''));
     const startsItem = LIST_ITEM.test(cleaned);
-    // the line under an item that points back goes on with it (its indentation is gone: "- Transpiration is ...\n  It happens ...")
-    const goesOn = !startsItem && between === '\n' && ITEM_POINTS_BACK.test(cleaned);
+    // the line right under an item that opens pointing back goes on with it (its indentation is
+    // gone: "- Transpiration is ...\n  It happens ...")
+    const goesOn = !startsItem && NEXT_LINE.test(between) && OPENS_POINTING_BACK.test(cleaned) && previous?.item !== undefined && previous.item !== itemGoneOn;
+    if (goesOn) itemGoneOn = previous.item;
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
     onLine.push(sameLine);
     marked.push(marks);
@@ -508,29 +533,37 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     const item = startsItem ? out.length : inItem.at(-1) ? previous?.item : undefined;
     out.push({ text: shown, item, ...classify(shown, afterProse.at(-1)!, inItem.at(-1)!) });
   }
-  // a numbered line that neither asks, instructs nor carries marks, in a passage that is no
-  // true-or-false paper, is a list item: a step or a fact ("3. Dip the leaf in boiling water for
-  // one minute. This kills the cells ..."), quoted without its number
-  for (let i = 0; i < out.length && !TRUE_OR_FALSE.test(text); i++) {
+  // numbered lines none of which asks, instructs or carries marks, in a passage that is no
+  // true-or-false paper, are list items: steps or facts ("3. Dip the leaf in boiling water for
+  // one minute. This kills the cells ..."), quoted without their numbers
+  const numbered: { from: number; to: number }[] = [];
+  for (let i = 0; i < out.length; i++) {
     if (onLine[i] || !NUMBERED.test(out[i]!.text)) continue;
-    let end = i;
-    while (end + 1 < out.length && onLine[end + 1]) end++;
-    const line = out.slice(i, end + 1);
-    if (marked.slice(i, end + 1).includes(true) || line.some((s) => QUESTION_END.test(s.text)) || instructs(line.map((s) => s.text).join(' '))) continue;
-    out[i]!.text = out[i]!.text.replace(NUMBERED, '');
-    for (let k = i; k <= end; k++) {
-      out[k]!.item = i;
+    let to = i;
+    while (to + 1 < out.length && onLine[to + 1]) to++;
+    numbered.push({ from: i, to });
+    i = to;
+  }
+  // (an exam paper numbers its questions alike: when one of them asks, they all are questions)
+  const asking = ({ from, to }: { from: number; to: number }) => {
+    const line = out.slice(from, to + 1);
+    return marked.slice(from, to + 1).includes(true) || line.some((s) => QUESTION_END.test(s.text)) || instructs(line.map((s) => s.text).join(' '));
+  };
+  const statements = !TRUE_OR_FALSE.test(text) && !numbered.some(asking);
+  for (const { from, to } of statements ? numbered : []) {
+    out[from]!.text = out[from]!.text.replace(NUMBERED, '');
+    for (let k = from; k <= to; k++) {
+      out[k]!.item = from;
       inItem[k] = true;
     }
-    i = end;
   }
-  // a list item answers from its first sentence when that stands alone (a definition in a list:
-  // "A proper fraction has a numerator smaller than its denominator, ..."); the rest of its line then may too
+  // a list item's sentences may answer (a definition in a list: "A proper fraction has a numerator
+  // smaller than its denominator, ..."), quoted from its first sentence (in their language), which
+  // must stand alone (rankCandidates)
   for (const sentence of out) {
     if (sentence.item === undefined) continue;
-    const first = out[sentence.item]!.text;
     sentence.prose = false;
-    sentence.answers = standsAlone(first) && SENTENCE_END.test(sentence.text) && HAS_LETTER.test(sentence.text) && !BLANK.test(sentence.text);
+    sentence.answers = SENTENCE_END.test(sentence.text) && HAS_LETTER.test(sentence.text) && !BLANK.test(sentence.text);
   }
   // a question that prose follows on its line is in a paragraph too, where a PDF's line starts with it
   // ("What is special about this element that makes diamond so hard? Bonds. Chemical bonds.")
