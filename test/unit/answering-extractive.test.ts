@@ -208,7 +208,23 @@ describe('extractive answers', () => {
     // a paper numbers its questions alike: when one asks, instructs or carries marks, every numbered line is an exam item
     const marked = `${steps}\n5. Find the colour of the leaf. [2 marks]\n6. Outline the stages of the starch test.`;
     expect(extractiveAnswer('What is the colour of the leaf?', [passage(marked)]).answer).not.toMatch(/Find the colour/);
-    expect(extractiveAnswer('Why is the leaf boiled in alcohol?', [passage(marked)]).answer).toBe('The alcohol removes the chlorophyll and the leaf turns pale.');
+    expect(extractiveAnswer('Why is the leaf boiled in alcohol?', [passage(marked)]).answer).not.toMatch(/Boil the leaf/);
+    // so are an exam item's later sentences on its line; an answer's label after it is an answer
+    const item = ['8. In a right-angled triangle the two shorter sides are 6 cm and 8 cm. Find the hypotenuse. [3 marks]', 'Answer: by Pythagoras, c² = 36 + 64 = 100, so c = 10 cm.', '9. Two angles of a triangle are 48° and 65°. Find the third angle. [2 marks]'].join('\n');
+    expect(extractiveAnswer('What is the hypotenuse of a right-angled triangle with shorter sides 6 cm and 8 cm?', [passage(item)]).answer).toBe('Answer: by Pythagoras, c² = 36 + 64 = 100, so c = 10 cm.');
+    expect(extractiveAnswer('What is Ohm\'s law?', [passage('(a) What is Ohm\'s law? Answer: Ohm\'s law says the current is proportional to the voltage.')]).answer).toBe(
+      'Answer: Ohm\'s law says the current is proportional to the voltage.',
+    );
+    // a mark allocation ends its line's sentence, with or without a full stop, and a unit's capital is no initial
+    const unpunctuated = ['1. Name the gas released by plants during photosynthesis [1 mark]', 'Answer: Oxygen is released by green plants during photosynthesis.'].join('\n');
+    expect(extractiveAnswer('Which gas do plants release during photosynthesis?', [passage(unpunctuated)]).answer).toBe('Answer: Oxygen is released by green plants during photosynthesis.');
+    const units = 'The potential difference across the lamp is 12 V. The current through the lamp is 3 A. Its resistance is therefore four ohms.\n\nA fuse protects a circuit from a current that is too large.';
+    expect(extractiveAnswer('What is the current through the lamp?', [passage(units)]).answer).toBe('The current through the lamp is 3 A. Its resistance is therefore four ohms.');
+    // steps with the verbs of a procedure are steps ("Draw", "කරන්න"); "true or false" in prose is no instruction
+    const circuit = ['1. Connect the lamp, the switch and the cell in a circle.', '2. Close the switch so that current flows through the lamp.', '3. Draw the circuit diagram in your notebook using standard symbols.'].join('\n');
+    expect(extractiveAnswer('Where do you draw the circuit diagram?', [passage(circuit)]).answer).toBe('Draw the circuit diagram in your notebook using standard symbols.');
+    const boolean = ['A Boolean variable can hold only one of two values, true or false.', '', '1. An AND gate gives an output of 1 only when both of its inputs are 1.', '2. A NOT gate inverts its single input.'].join('\n');
+    expect(extractiveAnswer('When does an AND gate give an output of 1?', [passage(boolean)]).answer).toBe('An AND gate gives an output of 1 only when both of its inputs are 1.');
     expect(extractiveAnswer('What are the stages of the starch test?', [passage(marked)]).answer).not.toMatch(/Outline/);
     const paper = ['Write TRUE or FALSE for each statement.', '1. The unit of electrical resistance is the volt.', '2. The Moon produces its own light like the Sun.'].join('\n');
     expect(extractiveAnswer('What is the unit of electrical resistance?', [passage(paper)]).used).toEqual([]);

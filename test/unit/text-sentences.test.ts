@@ -48,6 +48,13 @@ describe('sentences', () => {
     ]);
   });
 
+  test("a numbered line's number stays with its sentence; a mark allocation at a line's end and an answer's label on the next end one", () => {
+    expect(sentences('1. The unit of resistance is the ohm.\n(2) Heat it. Then cool it.')).toEqual(['1. The unit of resistance is the ohm.', '(2) Heat it.', 'Then cool it.']);
+    expect(sentences('1. Name the gas plants release during photosynthesis [1 mark]\nAnswer: Oxygen.')).toEqual(['1. Name the gas plants release during photosynthesis [1 mark]', 'Answer: Oxygen.']);
+    expect(sentences('(අ) ඕම් නියමය ප්‍රකාශ කරන්න (ලකුණු 2)\nපිළිතුර: V = IR.')).toEqual(['(අ) ඕම් නියමය ප්‍රකාශ කරන්න (ලකුණු 2)', 'පිළිතුර: V = IR.']);
+    expect(sentences('The current in a circuit with a long wire is measured in amperes by an\nammeter joined in series.')).toEqual(['The current in a circuit with a long wire is measured in amperes by an ammeter joined in series.']);
+  });
+
   test('a decimal point does not end a sentence', () => {
     expect(sentences('Pi is about 3.14 in value. It never ends.')).toEqual(['Pi is about 3.14 in value.', 'It never ends.']);
   });

@@ -40,8 +40,8 @@ const WORD_COST = 0.002;
 // before for any "that" early on, which costs a sentence at most.
 const BACK_REFERENCES = [
   'it|its|this|these|those|they|them|their|he|she|his|her|him|the latter|the former(?=\\s+(?:is|was|are|were|has|had)\\s)',
-  'එය|එයට|එයින්|එහි|මෙය|මෙයට|මෙයින්|මෙහි|මේවා|ඒවා|ඒවායේ|ඔහු|ඔහුගේ|ඔහුට|ඔහුව|මොහු|මොහුගේ|ඇය|ඇයගේ|ඇයට|ඇයව|ඔවුහු|ඔවුන්|ඔවුන්ගේ|ඔවුන්ට|මොවුන්|මොවුහු',
-  'இது|இதன்|இதை|இதனால்|இவை|இவற்றின்|அது|அதன்|அதை|அதனால்|அவை|அவற்றின்|அவர்|அவரது|அவருடைய|அவரை|அவர்கள்|அவர்களின்|அவன்|அவனது|அவனுடைய|அவனை|அவள்|அவளது|இவர்|இவரது|இவர்கள்|இவன்|இவனது|இவள்|இந்த|அந்த|(?:இந்ந|அந்ந|இவ்வ|அவ்வ)[\\p{L}\\p{M}]*',
+  'එය|එයට|එයින්|එහි|එතැන|මෙතැන|මෙය|මෙයට|මෙයින්|මෙහි|මේවා|ඒවා|ඒවායේ|ඔහු|ඔහුගේ|ඔහුට|ඔහුව|මොහු|මොහුගේ|ඇය|ඇයගේ|ඇයට|ඇයව|ඔවුහු|ඔවුන්|ඔවුන්ගේ|ඔවුන්ට|මොවුන්|මොවුහු',
+  'இது|இதன்|இதை|இதனால்|இவை|இவற்றின்|அது|அதன்|அதை|அதனால்|அவை|அவற்றின்|அவர்|அவரது|அவருடைய|அவரை|அவர்கள்|அவர்களின்|அவன்|அவனது|அவனுடைய|அவனை|அவள்|அவளது|இவர்|இவரது|இவர்கள்|இவன்|இவனது|இவள்|இந்த|அந்த|அங்கு|அங்கே|இங்கு|இங்கே|(?:இந்ந|அந்ந|இவ்வ|அவ்வ)[\\p{L}\\p{M}]*',
 ].join('|');
 // A line that opens pointing back ("It happens mostly through ..."): under a list item, the item goes on
 const OPENS_POINTING_BACK = new RegExp(`^(?:that|${BACK_REFERENCES})(?=[\\s,'’])`, 'iu');
@@ -80,12 +80,18 @@ const BLANK = /_{3,}|\.{4,}|…{2,}|-{4,}/u;
 const EXERCISE = /^(?:fill in|write|answer|choose|select|underline|match|complete|tick|circle|state whether)\s+(?:the|each|all|any|in|a|an|true)\b.*\b(?:blanks?|following|questions?|statements?|correct|true|false|suitable|columns?)\b|හිස්තැන්|කෙටි පිළිතුරු|கோடிட்ட\s+இடங்கள|பொருத்தமான\s+சொல்/iu;
 // What separates a sentence from the one on the line before it (no blank line between)
 const NEXT_LINE = /^[^\S\n]*\n[^\S\n]*$/u;
-// A number alone before the text of its line ("1.", "2)"): the sentence segmenter ends a sentence after it
-const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // A numbered line's number ("3. Dip the leaf ...", "(2) ...")
 const NUMBERED = /^\(?\d{1,3}[.)]\s/u;
-// A true-or-false paper's instruction, whose numbered statements are not all true
-const TRUE_OR_FALSE = /\btrue\b[^.\n]{0,20}\bfalse\b|සත්‍ය[^.\n]{0,20}අසත්‍ය|சரி[^.\n]{0,20}(?:பிழை|தவறு)/iu;
+// A true-or-false paper's instruction ("Write TRUE or FALSE ...", "... සත්‍ය හෝ අසත්‍ය බව ලියන්න",
+// "சரியா பிழையா எனக் குறிப்பிடுக"), whose numbered statements are not all true; "true or false" in prose is none
+const TRUE_OR_FALSE = [
+  /(?:^|\n)(?:write|state|mark|indicate|say|tick|circle|underline)\b[^\n]*\btrue\b[^\n]{0,20}\bfalse\b/iu,
+  /\bTRUE\b[^\n]{0,20}\bFALSE\b|\(T\/F\)/u,
+  /සත්‍ය[^\n]{0,20}අසත්‍ය[^\n]*(?:ලියන්න|දක්වන්න|යොදන්න|ලකුණු)/u,
+  /சரி[^\n]{0,20}(?:பிழை|தவறு)[^\n]*(?:எழுதுக|குறிப்பிடுக|இடுக)/u,
+];
+// An answer's label ("Answer:", "පිළිතුර:", "விடை:"): an answer, wherever it stands
+const ANSWER_LABEL = /^(?:answer|ans|පිළිතුර|விடை)\s*:/iu;
 /** A sentence is Sinhala or Tamil when at least this share of its words are written in that script (not an English sentence with a gloss). */
 const SCRIPT_SHARE = 0.3;
 /**
@@ -105,6 +111,11 @@ const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்�
 // The verbs of an exam item's instruction ("ප්‍රකාශ කරන්න": state; "உதாரணங்கள் தருக": give
 // examples): a numbered line with one asks, as a question does; one without is a step or an outcome
 const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න සොයන්න විසඳන්න අඳින්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க வரைக கூறுக பெயரிடுக ஒப்பிடுக விவரிக்க விவரி வரையறு வரையறுக்க கணக்கிடுக';
+// Verbs that only an exam question instructs with (a procedure's steps also "draw", "find" or "කරන්න"):
+// a chunk with one on a numbered line is an exam paper
+const EXAM_VERBS = new Set(
+  'name list explain describe define state distinguish compare calculate prove identify outline discuss mention classify suggest predict determine express simplify solve සඳහන් පැහැදිලි විස්තර ගණනය දක්වන්න සසඳන්න විසඳන්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க கூறுக பெயரிடுக ஒப்பிடுக விவரிக்க விவரி வரையறு வரையறுக்க கணக்கிடுக'.split(' '),
+);
 const INSTRUCTIONS = new Set([
   ...SINHALA_TAMIL_INSTRUCTIONS.split(' '),
   ...'state explain describe calculate find solve name list define give write show simplify compare draw identify determine prove convert express outline distinguish discuss mention classify label sketch suggest predict'.split(' '),
@@ -172,6 +183,8 @@ interface AnalysedSentence {
    * quoted from its first sentence, and only with the rest of its own line after it.
    */
   item?: number;
+  /** which paragraph of the passage it is in (paragraphs are apart by a blank line): an answer goes on within its own */
+  paragraph: number;
   /** its language by its words (sentenceLanguage: a share of them in Sinhala or Tamil makes it so) */
   language: string;
   /** its words in order */
@@ -323,9 +336,13 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       total += own[completing]!.words;
     }
     let last = best.last;
-    // what follows a list item is the rest of its line, and only that; in the answer's language
-    const follows = (next: number) => own[next]!.language === own[best.last]!.language && (own[best.last]!.item === undefined ? own[next]!.prose : own[next]!.item === own[best.last]!.item);
-    for (let next = best.last + 1; next < own.length && follows(next) && quoted.size < MAX_SENTENCES; next++) {
+    // what follows a list item is the rest of its line, and only that; prose, the rest of its
+    // paragraph, or the next one's first sentence when it goes on with the last ("... raw materials
+    // into sugar." "The raw materials are ..."); in the answer's language
+    const follows = (next: number, last: number) =>
+      own[next]!.language === own[last]!.language &&
+      (own[best.last]!.item === undefined ? own[next]!.prose && (own[next]!.paragraph === own[last]!.paragraph || continues(own[last]!, own[next]!)) : own[next]!.item === own[best.last]!.item);
+    for (let next = best.last + 1; next < own.length && follows(next, last) && quoted.size < MAX_SENTENCES; next++) {
       if (quoted.has(next)) {
         last = next;
         continue;
@@ -488,9 +505,9 @@ function match(asked: Word, word: Word): number {
  * heading run into its first sentence
  * ("Classification Features of Animals Animals are ...") is left out.
  */
-function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item'>[] {
+function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item' | 'paragraph'>[] {
   const text = headingsApart(passageText);
-  const out: Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item'>[] = [];
+  const out: Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item' | 'paragraph'>[] = [];
   // whether each sentence follows prose (or a question inside a paragraph) on its line: a question there is in a paragraph too
   const afterProse: boolean[] = [];
   // whether each sentence starts on the line where the one before it ends
@@ -499,22 +516,25 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   const inItem: boolean[] = [];
   // whether each sentence had a mark allocation ("[2 marks]"): an exam paper's
   const marked: boolean[] = [];
+  // whether each sentence is an exam item's later sentence on its line ("9. Two angles ... are 48° and 65°. Find the third angle.")
+  const inExam: boolean[] = [];
   let previousEnd = -1;
   // the item a line under it went on with: one line goes on with an item, not the paragraphs after the list
   let itemGoneOn: number | undefined;
+  let paragraph = 0;
   for (const { start, end } of sentenceSpans(text)) {
     const between = previousEnd >= 0 ? text.slice(previousEnd, start) : '\n';
     const sameLine = !between.includes('\n');
+    if (/\n[^\S\n]*\n/u.test(between)) paragraph++;
     previousEnd = end;
     const raw = text.slice(start, end).replace(/\s+/g, ' ');
     const sentence = raw.replace(MARK_ALLOCATION, '');
     const marks = raw.search(MARK_ALLOCATION) >= 0;
     const previous = out.at(-1);
-    // (an exam item after "... A'.B." starts anew: its "B." was no initial); a numbered line's
-    // number is its first sentence's: "1. The unit of resistance is the volt." is an exam item
-    if (previous !== undefined && ((sameLine && NUMBER_ALONE.test(previous.text)) || (!EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))))) {
+    // (an exam item after "... A'.B." starts anew: its "B." was no initial)
+    if (previous !== undefined && !EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
-      out[out.length - 1] = { ...previous, text: joined, ...classify(joined, afterProse.at(-1)!, inItem.at(-1)!) };
+      out[out.length - 1] = { ...previous, text: joined, ...classify(joined, afterProse.at(-1)!, inItem.at(-1)! || inExam.at(-1)!) };
       marked[marked.length - 1] ||= marks;
       continue;
     }
@@ -527,11 +547,12 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     afterProse.push(sameLine && (previous?.prose === true || previous?.answers === true));
     onLine.push(sameLine);
     marked.push(marks);
+    inExam.push(sameLine && previous !== undefined && (EXAM_ITEM.test(previous.text) || inExam.at(-1) === true) && !ANSWER_LABEL.test(cleaned));
     inItem.push(startsItem || ((sameLine || goesOn) && inItem.at(-1) === true));
     // an item is quoted without its bullet
     const shown = startsItem ? cleaned.replace(LIST_ITEM, '') : cleaned;
     const item = startsItem ? out.length : inItem.at(-1) ? previous?.item : undefined;
-    out.push({ text: shown, item, ...classify(shown, afterProse.at(-1)!, inItem.at(-1)!) });
+    out.push({ text: shown, item, paragraph, ...classify(shown, afterProse.at(-1)!, inItem.at(-1)! || inExam.at(-1)!) });
   }
   // numbered lines none of which asks, instructs or carries marks, in a passage that is no
   // true-or-false paper, are list items: steps or facts ("3. Dip the leaf in boiling water for
@@ -547,9 +568,9 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   // (an exam paper numbers its questions alike: when one of them asks, they all are questions)
   const asking = ({ from, to }: { from: number; to: number }) => {
     const line = out.slice(from, to + 1);
-    return marked.slice(from, to + 1).includes(true) || line.some((s) => QUESTION_END.test(s.text)) || instructs(line.map((s) => s.text).join(' '));
+    return marked.slice(from, to + 1).includes(true) || line.some((s) => QUESTION_END.test(s.text)) || instructs(line.map((s) => s.text).join(' '), EXAM_VERBS);
   };
-  const statements = !TRUE_OR_FALSE.test(text) && !numbered.some(asking);
+  const statements = !TRUE_OR_FALSE.some((instruction) => instruction.test(text)) && !numbered.some(asking);
   for (const { from, to } of statements ? numbered : []) {
     out[from]!.text = out[from]!.text.replace(NUMBERED, '');
     for (let k = from; k <= to; k++) {
@@ -589,9 +610,9 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   return out;
 }
 
-/** Whether an exam item's line has an instruction's verb ("Find ...", "... குறிப்பிடுக."). */
-function instructs(line: string): boolean {
-  return line.toLowerCase().split(/[^\p{L}\p{M}]+/u).some((word) => INSTRUCTIONS.has(word));
+/** Whether an exam item's line has an instruction's verb ("Find ...", "... குறிப்பிடுக."), of `verbs`. */
+function instructs(line: string, verbs = INSTRUCTIONS): boolean {
+  return line.toLowerCase().split(/[^\p{L}\p{M}]+/u).some((word) => verbs.has(word));
 }
 
 /**
@@ -622,9 +643,9 @@ const LINE_END = /[.!?,;:।෴]["'”’)\]]*\s*$/u;
 /** A line with room left for the next word, by this share of the text's width, stopped before the margin. */
 const FULL_SHARE = 0.9;
 
-// An initial, a short title or an abbreviation before a number: one capital letter, Dr., Mr., St., Rs. (rupees),
+// An initial, a short title or an abbreviation before a number: one capital letter (not a unit after a number: "12 V."), Dr., Mr., St., Rs. (rupees),
 // or a Sinhala or Tamil letter with virama
-const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|Rs|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
+const INITIAL_AT_END = /(?:^|\s)(?:(?<!\d\s)\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|Rs|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
 // A parenthesis opened just before the full stop holds an abbreviation ("(ක්‍රි. ව. 1153–1186)", "(approx. 5 cm)"), not a sentence's end
 const ABBREVIATION_IN_PARENTHESES = /\([^()\s]*(?:\s[^()\s]*)?\.$/u;
 // A capitalised heading of one or more words (joined by short lower-case words) before a sentence

@@ -13,10 +13,14 @@ const MARKER_LINE = /^--- PAGE \d+ ---$/gm;
 // that does not go on in lower case (a title, a heading, page furniture such as "Grade 10
 // Science, Unit 4") should end one. Joined, "... Rs. 10,500. (b) How much ...?" would be one
 // sentence: the segmenter does not end one before a lower-case letter.
+// An exam item's mark allocation at the end of its line ("[1 mark]", "(ලකුණු 2)") and an answer's
+// label at the start of the next ("Answer:", "පිළිතුර:", "விடை:") end a sentence too.
 const LINE_WRAP = new RegExp(
-  String.raw`(?<!\n)(?:(?<!(?:^|\n)[^\n]{0,39}[^\s.!?,;:])\n|\n(?=[a-z]))(?![\n#•*-]|${LIST_BULLET}|\d+[.)] |\(?[a-h]\) |\([ivx]{1,4}\) |\([\p{L}\p{M}]{1,3}\) )`,
+  String.raw`(?<!\n)(?<!(?:[Mm]arks?|ලකුණු\s*\d+|(?:புள்ளிகள்|மதிப்பெண்கள்)\s*\d*)[\])])(?:(?<!(?:^|\n)[^\n]{0,39}[^\s.!?,;:])\n|\n(?=[a-z]))(?![\n#•*-]|${LIST_BULLET}|\d+[.)] |\(?[a-h]\) |\([ivx]{1,4}\) |\([\p{L}\p{M}]{1,3}\) |(?:[Aa]nswer|ANSWER|[Aa]ns|පිළිතුර|விடை)\s*:)`,
   'gu',
 );
+// A number alone ("4.", "(2)"): the segmenter ends a sentence after a numbered line's number
+const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 
 /**
  * Where the sentences of a text are: each span starts and ends at non-whitespace.
@@ -28,7 +32,11 @@ export function sentenceSpans(text: string): Span[] {
   for (const { segment, index } of SENTENCES.segment(joined)) {
     const lead = segment.length - segment.trimStart().length;
     const content = segment.trim();
-    if (content !== '') spans.push({ start: index + lead, end: index + lead + content.length });
+    if (content === '') continue;
+    const previous = spans.at(-1);
+    // a numbered line's number belongs to the sentence after it on its line ("1. The unit of ...")
+    if (previous && NUMBER_ALONE.test(text.slice(previous.start, previous.end)) && !text.slice(previous.end, index + lead).includes('\n')) previous.end = index + lead + content.length;
+    else spans.push({ start: index + lead, end: index + lead + content.length });
   }
   return spans;
 }
