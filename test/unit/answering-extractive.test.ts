@@ -283,7 +283,18 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('What is the active cell?', [passage(cells)]).answer).toBe('The cell that is selected is called the active cell.');
   });
 
-  test("a sentence's language is its words' majority script, or a good share of Sinhala or Tamil words; the question's language answers when any sentence has it", () => {
+  test("a sentence is Sinhala or Tamil when a good share of its letters are, and English otherwise; the question's language answers when any sentence has it", () => {
+    // a worked answer's symbols are Latin letters, its words Sinhala; under its exam item it answers, and the next item's answer stays out
+    const paper = [
+      '(ආ) 12 V බැටරියකට 4 Ω ප්‍රතිරෝධකයක් සම්බන්ධ කළ විට ගලන ධාරාව ගණනය කරන්න.',
+      'පිළිතුර: I = V/R = 12/4 = 3 A.',
+      '(ඉ) ජීවීන්ට ප්‍රභාසංශ්ලේෂණය වැදගත් වන්නේ ඇයි? කරුණු දෙකක් දෙන්න.',
+      'පිළිතුර: සෑම ආහාර දාමයක්ම ආරම්භ වන්නේ නිෂ්පාදකයන්ගෙනි.',
+    ].join('\n\n');
+    expect(extractiveAnswer('12 V බැටරියකට 4 Ω ප්‍රතිරෝධකයක් සම්බන්ධ කළ විට ගලන ධාරාව කොපමණද?', [passage(paper, 'sinhala')]).answer).toBe('පිළිතුර: I = V/R = 12/4 = 3 A.');
+    expect(extractiveAnswer('ජීවීන්ට ප්‍රභාසංශ්ලේෂණය වැදගත් වන්නේ ඇයි?', [passage(paper, 'sinhala')]).answer).toBe('පිළිතුර: සෑම ආහාර දාමයක්ම ආරම්භ වන්නේ නිෂ්පාදකයන්ගෙනි.');
+    const factors = ['(ඈ) ප්‍රභාසංශ්ලේෂණ වේගයට බලපාන සාධක තුනක් සඳහන් කරන්න.', 'පිළිතුර: ආලෝක තීව්‍රතාව, කාබන් ඩයොක්සයිඩ් සාන්ද්‍රණය සහ උෂ්ණත්වය.', paper].join('\n\n');
+    expect(extractiveAnswer('ප්‍රභාසංශ්ලේෂණ වේගයට බලපාන සාධක මොනවාද?', [passage(factors, 'sinhala')]).answer).toBe('පිළිතුර: ආලෝක තීව්‍රතාව, කාබන් ඩයොක්සයිඩ් සාන්ද්‍රණය සහ උෂ්ණත්වය.');
     const glossed = [
       'Photosynthesis (ප්‍රභාසංශ්ලේෂණය) is the process by which green plants make their own food from carbon dioxide and water.',
       'ප්‍රභාසංශ්ලේෂණයේදී ශාක කාබන් ඩයොක්සයිඩ් සහ ජලය භාවිතයෙන් ග්ලූකෝස් නිපදවයි.',

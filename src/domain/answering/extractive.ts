@@ -92,7 +92,7 @@ const TRUE_OR_FALSE = [
 ];
 // An answer's label ("Answer:", "පිළිතුර:", "விடை:"): an answer, wherever it stands
 const ANSWER_LABEL = /^(?:answer|ans|පිළිතුර|விடை)\s*:/iu;
-/** A sentence is Sinhala or Tamil when at least this share of its words are written in that script (not an English sentence with a gloss). */
+/** A sentence is Sinhala or Tamil when at least this share of its letters are in that script (not an English sentence with a gloss). */
 const SCRIPT_SHARE = 0.3;
 /**
  * How much a heading's words count for the first sentence under it: a section's first sentence
@@ -110,7 +110,7 @@ const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
 const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
 // The verbs of an exam item's instruction ("ප්‍රකාශ කරන්න": state; "உதாரணங்கள் தருக": give
 // examples): a numbered line with one asks, as a question does; one without is a step or an outcome
-const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න සොයන්න විසඳන්න අඳින්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க வரைக கூறுக பெயரிடுக ஒப்பிடுக விவரிக்க விவரி வரையறு வரையறுக்க கணக்கிடுக';
+const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න දෙන්න සොයන්න විසඳන්න අඳින්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க வரைக கூறுக பெயரிடுக ஒப்பிடுக விவரிக்க விவரி வரையறு வரையறுக்க கணக்கிடுக';
 // Verbs that only an exam question instructs with (a procedure's steps also "draw", "find" or "කරන්න"):
 // a chunk with one on a numbered line is an exam paper
 const EXAM_VERBS = new Set(
@@ -603,7 +603,7 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // neither asks nor instructs (a true-or-false paper's statement) is answered by nothing
     const line = out.slice(from, i + 1).map((o) => o.text).join(' ');
     const item = EXAM_ITEM.test(line);
-    const asks = QUESTION_END.test(sentence.text) || (item && instructs(line));
+    const asks = out.slice(from, i + 1).some((o) => QUESTION_END.test(o.text)) || (item && instructs(line));
     if (!asks && item) continue;
     if (k < out.length && out[k]!.prose) out[k]!.under = { from, to: i, weight: asks ? 1 : HEADING_WEIGHT };
   }
@@ -699,21 +699,22 @@ function standsAlone(text: string): boolean {
 }
 
 /**
- * A sentence's language by its words: Sinhala and Tamil sentences often carry English terms
- * ("RAM (Random Access Memory) යනු ..."), so a share of words in their script makes them so,
- * but an English sentence with a gloss ("Photosynthesis (ප්‍රභාසංශ්ලේෂණය) is ...") stays English.
+ * A sentence's language by its letters (with their vowel signs): Sinhala and Tamil sentences often
+ * carry English terms and symbols ("RAM (Random Access Memory) යනු ...", "පිළිතුර: I = V/R = 3 A."),
+ * so a share of letters in their script makes them so, but an English sentence with a gloss
+ * ("Photosynthesis (ප්‍රභාසංශ්ලේෂණය) is ...") stays English.
  */
 function sentenceLanguage(text: string): Language {
   let sinhala = 0;
   let tamil = 0;
-  let lettered = 0;
-  for (const word of text.split(/\s+/)) {
-    if (!HAS_LETTER.test(word)) continue;
-    lettered++;
-    if (SINHALA_LETTER.test(word)) sinhala++;
-    else if (TAMIL_LETTER.test(word)) tamil++;
+  let letters = 0;
+  for (const char of text) {
+    if (SINHALA_LETTER.test(char)) sinhala++;
+    else if (TAMIL_LETTER.test(char)) tamil++;
+    else if (!HAS_LETTER.test(char)) continue;
+    letters++;
   }
-  const least = Math.max(1, SCRIPT_SHARE * lettered);
+  const least = Math.max(1, SCRIPT_SHARE * letters);
   if (sinhala >= least && sinhala >= tamil) return 'sinhala';
   return tamil >= least ? 'tamil' : 'english';
 }
