@@ -220,6 +220,16 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Which gas do plants release during photosynthesis?', [passage(unpunctuated)]).answer).toBe('Answer: Oxygen is released by green plants during photosynthesis.');
     const units = 'The potential difference across the lamp is 12 V. The current through the lamp is 3 A. Its resistance is therefore four ohms.\n\nA fuse protects a circuit from a current that is too large.';
     expect(extractiveAnswer('What is the current through the lamp?', [passage(units)]).answer).toBe('The current through the lamp is 3 A. Its resistance is therefore four ohms.');
+    // a capital after a year is an initial
+    const premier = 'In 1948 D. S. Senanayake became the first Prime Minister of Ceylon. He is known as the father of the nation.';
+    expect(extractiveAnswer('Who became the first Prime Minister of Ceylon?', [passage(premier)]).answer).toMatch(/^In 1948 D\. S\. Senanayake became/);
+    // an exam verb counts where an instruction stands ("In the gaseous state" is no instruction), and notes numbered
+    // before an exercise that numbers again are notes
+    const facts = ['1. Matter exists as a solid, a liquid or a gas.', '2. In the gaseous state, particles move freely and fill their container.', '3. Mercury is the only metal that is liquid at room temperature.'].join('\n');
+    expect(extractiveAnswer('Which metal is liquid at room temperature?', [passage(facts)]).answer).toBe('Mercury is the only metal that is liquid at room temperature.');
+    const heat = [facts, '4. Metals are good conductors of heat because they have free electrons.', '', 'Exercise', '1. Why does a metal spoon feel cold? [2 marks]', '2. State the three states of matter.'].join('\n');
+    expect(extractiveAnswer('Why are metals good conductors of heat?', [passage(heat)]).answer).toBe('Metals are good conductors of heat because they have free electrons.');
+    expect(extractiveAnswer('What are the three states of matter?', [passage(heat)]).answer).not.toMatch(/^State the/);
     // steps with the verbs of a procedure are steps ("Draw", "කරන්න"); "true or false" in prose is no instruction
     const circuit = ['1. Connect the lamp, the switch and the cell in a circle.', '2. Close the switch so that current flows through the lamp.', '3. Draw the circuit diagram in your notebook using standard symbols.'].join('\n');
     expect(extractiveAnswer('Where do you draw the circuit diagram?', [passage(circuit)]).answer).toBe('Draw the circuit diagram in your notebook using standard symbols.');
@@ -300,6 +310,12 @@ describe('extractive answers', () => {
       'ප්‍රභාසංශ්ලේෂණයේදී ශාක කාබන් ඩයොක්සයිඩ් සහ ජලය භාවිතයෙන් ග්ලූකෝස් නිපදවයි.',
     ].join('\n\n');
     expect(extractiveAnswer('ප්‍රභාසංශ්ලේෂණයේදී ශාක නිපදවන්නේ කුමක්ද?', [passage(glossed, 'sinhala')]).answer).toBe('ප්‍රභාසංශ්ලේෂණයේදී ශාක කාබන් ඩයොක්සයිඩ් සහ ජලය භාවිතයෙන් ග්ලූකෝස් නිපදවයි.');
+    // an expansion in parentheses is not the sentence's language
+    const cpu = ['CPU (Central Processing Unit - Arithmetic Logic Unit and Control Unit) යනු පරිගණකයේ මොළයයි.', 'CPU එක ගැන වැඩි විස්තර පසුව ඉගෙන ගනිමු.'].join('\n\n');
+    expect(extractiveAnswer('CPU යනු පරිගණකයේ කුමක්ද?', [passage(cpu, 'sinhala')]).answer).toBe('CPU (Central Processing Unit - Arithmetic Logic Unit and Control Unit) යනු පරිගණකයේ මොළයයි.');
+    // a glossary's entries on their lines are apart: the answer does not go on into the next one
+    const glossary = ['Ion: an atom or group of atoms that carries an electric charge.', 'Isotope - atoms of the same element with different numbers of neutrons.'].join('\n');
+    expect(extractiveAnswer('What is an ion?', [passage(glossary)]).answer).toBe('Ion: an atom or group of atoms that carries an electric charge.');
     // every chunk tagged Sinhala: the English sentence still answers the English question
     expect(extractiveAnswer('What is photosynthesis?', [passage(glossed, 'sinhala')]).answer).toBe(
       'Photosynthesis (ප්‍රභාසංශ්ලේෂණය) is the process by which green plants make their own food from carbon dioxide and water.',

@@ -78,6 +78,8 @@ const BLANK = /_{3,}|\.{4,}|…{2,}|-{4,}/u;
 // An exercise's instruction ("Fill in the blanks with a suitable word.", "Write TRUE or FALSE for
 // each statement.", "හිස්තැන් පුරවන්න", "கோடிட்ட இடங்களை நிரப்புக"): about the exercise, never an answer
 const EXERCISE = /^(?:fill in|write|answer|choose|select|underline|match|complete|tick|circle|state whether)\s+(?:the|each|all|any|in|a|an|true)\b.*\b(?:blanks?|following|questions?|statements?|correct|true|false|suitable|columns?)\b|හිස්තැන්|කෙටි පිළිතුරු|கோடிட்ட\s+இடங்கள|பொருத்தமான\s+சொல்/iu;
+// A glossary's entry: a term of a few words, then a colon or a dash, then its definition
+const GLOSSARY_ENTRY = /^[\p{L}\p{M}][\p{L}\p{M}'’ ]{0,40}?(?::|\s[-–—])\s/u;
 // What separates a sentence from the one on the line before it (no blank line between)
 const NEXT_LINE = /^[^\S\n]*\n[^\S\n]*$/u;
 // A numbered line's number ("3. Dip the leaf ...", "(2) ...")
@@ -525,14 +527,15 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   for (const { start, end } of sentenceSpans(text)) {
     const between = previousEnd >= 0 ? text.slice(previousEnd, start) : '\n';
     const sameLine = !between.includes('\n');
-    if (/\n[^\S\n]*\n/u.test(between)) paragraph++;
+    // (a glossary's entry on its line is a paragraph of its own: "Ion: an atom ...", "Isotope - atoms ...")
+    if (/\n[^\S\n]*\n/u.test(between) || (!sameLine && GLOSSARY_ENTRY.test(text.slice(start, end)))) paragraph++;
     previousEnd = end;
     const raw = text.slice(start, end).replace(/\s+/g, ' ');
     const sentence = raw.replace(MARK_ALLOCATION, '');
     const marks = raw.search(MARK_ALLOCATION) >= 0;
     const previous = out.at(-1);
     // (an exam item after "... A'.B." starts anew: its "B." was no initial)
-    if (previous !== undefined && !EXAM_ITEM.test(sentence) && (INITIAL_AT_END.test(previous.text) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
+    if (previous !== undefined && !EXAM_ITEM.test(sentence) && ((INITIAL_AT_END.test(previous.text) && !UNIT_AT_END.test(previous.text)) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
       out[out.length - 1] = { ...previous, text: joined, ...classify(joined, afterProse.at(-1)!, inItem.at(-1)! || inExam.at(-1)!) };
       marked[marked.length - 1] ||= marks;
@@ -557,21 +560,26 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   // numbered lines none of which asks, instructs or carries marks, in a passage that is no
   // true-or-false paper, are list items: steps or facts ("3. Dip the leaf in boiling water for
   // one minute. This kills the cells ..."), quoted without their numbers
-  const numbered: { from: number; to: number }[] = [];
+  // the numbered lines in runs: a run starts again where the numbers do ("Exercise" after notes)
+  const runs: { from: number; to: number }[][] = [];
+  let lastNumber = Infinity;
   for (let i = 0; i < out.length; i++) {
     if (onLine[i] || !NUMBERED.test(out[i]!.text)) continue;
     let to = i;
     while (to + 1 < out.length && onLine[to + 1]) to++;
-    numbered.push({ from: i, to });
+    const number = Number(/\d+/.exec(out[i]!.text)![0]);
+    if (number <= lastNumber) runs.push([]);
+    runs.at(-1)!.push({ from: i, to });
+    lastNumber = number;
     i = to;
   }
   // (an exam paper numbers its questions alike: when one of them asks, they all are questions)
   const asking = ({ from, to }: { from: number; to: number }) => {
     const line = out.slice(from, to + 1);
-    return marked.slice(from, to + 1).includes(true) || line.some((s) => QUESTION_END.test(s.text)) || instructs(line.map((s) => s.text).join(' '), EXAM_VERBS);
+    return marked.slice(from, to + 1).includes(true) || line.some((s) => QUESTION_END.test(s.text) || instructsAsExam(s.text));
   };
-  const statements = !TRUE_OR_FALSE.some((instruction) => instruction.test(text)) && !numbered.some(asking);
-  for (const { from, to } of statements ? numbered : []) {
+  const trueOrFalse = TRUE_OR_FALSE.some((instruction) => instruction.test(text));
+  for (const { from, to } of runs.flatMap((run) => (trueOrFalse || run.some(asking) ? [] : run))) {
     out[from]!.text = out[from]!.text.replace(NUMBERED, '');
     for (let k = from; k <= to; k++) {
       out[k]!.item = from;
@@ -610,9 +618,24 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   return out;
 }
 
-/** Whether an exam item's line has an instruction's verb ("Find ...", "... குறிப்பிடுக."), of `verbs`. */
-function instructs(line: string, verbs = INSTRUCTIONS): boolean {
-  return line.toLowerCase().split(/[^\p{L}\p{M}]+/u).some((word) => verbs.has(word));
+/** Whether an exam item's line has an instruction's verb ("Find ...", "... குறிப்பிடுக."). */
+function instructs(line: string): boolean {
+  return words(line).some((word) => INSTRUCTIONS.has(word));
+}
+
+/**
+ * Whether a sentence instructs as only an exam does, where the verb stands: first in English
+ * ("2. Explain ..."; "In the gaseous state ..." does not), last in Sinhala and Tamil ("...
+ * குறிப்பிடுக.", "... සඳහන් කරන්න.").
+ */
+function instructsAsExam(sentence: string): boolean {
+  const list = words(sentence.replace(NUMBERED, ''));
+  const last = list.at(-1) === 'කරන්න' ? list.at(-2) : list.at(-1);
+  return (list[0] !== undefined && LATIN_WORD.test(list[0]) && EXAM_VERBS.has(list[0])) || (last !== undefined && !LATIN_WORD.test(last) && EXAM_VERBS.has(last));
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{M}]+/u).filter(Boolean);
 }
 
 /**
@@ -643,9 +666,11 @@ const LINE_END = /[.!?,;:।෴]["'”’)\]]*\s*$/u;
 /** A line with room left for the next word, by this share of the text's width, stopped before the margin. */
 const FULL_SHARE = 0.9;
 
-// An initial, a short title or an abbreviation before a number: one capital letter (not a unit after a number: "12 V."), Dr., Mr., St., Rs. (rupees),
+// An initial, a short title or an abbreviation before a number: one capital letter, Dr., Mr., St., Rs. (rupees),
 // or a Sinhala or Tamil letter with virama
-const INITIAL_AT_END = /(?:^|\s)(?:(?<!\d\s)\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|Rs|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
+const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|Rs|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
+// A unit's symbol after a quantity ("12 V.", "3 A.", "1000 W.") ends a sentence; after a year it is an initial ("In 1948 D. S. Senanayake")
+const UNIT_AT_END = /(?:^|\s)(?!(?:1[5-9]|20)\d\d\s)\d+(?:[.,]\d+)?\s[VAWNJCKFHTGΩ]\.$/u;
 // A parenthesis opened just before the full stop holds an abbreviation ("(ක්‍රි. ව. 1153–1186)", "(approx. 5 cm)"), not a sentence's end
 const ABBREVIATION_IN_PARENTHESES = /\([^()\s]*(?:\s[^()\s]*)?\.$/u;
 // A capitalised heading of one or more words (joined by short lower-case words) before a sentence
@@ -708,7 +733,9 @@ function sentenceLanguage(text: string): Language {
   let sinhala = 0;
   let tamil = 0;
   let letters = 0;
-  for (const char of text) {
+  // a gloss or an expansion in parentheses ("CPU (Central Processing Unit ...) යනු ...") is not the sentence's language
+  const outside = text.replace(/\([^()]*\)/gu, ' ');
+  for (const char of HAS_LETTER.test(outside) ? outside : text) {
     if (SINHALA_LETTER.test(char)) sinhala++;
     else if (TAMIL_LETTER.test(char)) tamil++;
     else if (!HAS_LETTER.test(char)) continue;
