@@ -557,10 +557,10 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     const item = startsItem ? out.length : inItem.at(-1) ? previous?.item : undefined;
     out.push({ text: shown, item, paragraph, ...classify(shown, afterProse.at(-1)!, inItem.at(-1)! || inExam.at(-1)!) });
   }
-  // numbered lines none of which asks, instructs or carries marks, in a passage that is no
-  // true-or-false paper, are list items: steps or facts ("3. Dip the leaf in boiling water for
-  // one minute. This kills the cells ..."), quoted without their numbers
-  // the numbered lines in runs: a run starts again where the numbers do ("Exercise" after notes)
+  // a run of numbered lines none of which asks, instructs or carries marks, in a passage that is
+  // no true-or-false paper, is a list: steps or facts ("3. Dip the leaf in boiling water for one
+  // minute. This kills the cells ..."), quoted without their numbers. A run starts again where the
+  // numbers do ("Exercise" after numbered notes).
   const runs: { from: number; to: number }[][] = [];
   let lastNumber = Infinity;
   for (let i = 0; i < out.length; i++) {
