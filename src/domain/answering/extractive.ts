@@ -110,18 +110,15 @@ const QUESTION_END = /\?["'”’)]*$/u;
 const CAPTION_LABEL = /^(Figure|Fig\.|Table)\s+\d+(\.\d+)*[:.]?\s+(?=\p{Lu})/u;
 // An exam paper's mark allocation ("[4 marks]", "(ලකුණු 2)") is furniture: neither quoted nor matched ("a set of marks")
 const MARK_ALLOCATION = /\s*[[(](?:\d+\s*(?:marks?|ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)|(?:ලකුණු|புள்ளிகள்|மதிப்பெண்கள்)\s*\d+)[\])]/giu;
+// Verbs that only an exam question instructs with (a procedure's steps also "draw", "find",
+// "வரைக" or "කරන්න"): a chunk with one on a numbered line is an exam paper
+const ENGLISH_EXAM_VERBS = 'name list explain describe define state distinguish compare calculate prove identify outline discuss mention classify suggest predict determine express simplify solve';
+const TAMIL_EXAM_VERBS = 'தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க கூறுக பெயரிடுக ஒப்பிடுக விவரிக்க விவரி வரையறு வரையறுக்க கணக்கிடுக';
+const EXAM_VERBS = new Set([ENGLISH_EXAM_VERBS, 'සඳහන් පැහැදිලි විස්තර ගණනය දක්වන්න සසඳන්න විසඳන්න', TAMIL_EXAM_VERBS].flatMap((list) => list.split(' ')));
 // The verbs of an exam item's instruction ("ප්‍රකාශ කරන්න": state; "உதாரணங்கள் தருக": give
 // examples): a numbered line with one asks, as a question does; one without is a step or an outcome
-const SINHALA_TAMIL_INSTRUCTIONS = 'කරන්න ලියන්න දක්වන්න දෙන්න සොයන්න විසඳන්න අඳින්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க வரைக கூறுக பெயரிடுக ஒப்பிடுக விவரிக்க விவரி வரையறு வரையறுக்க கணக்கிடுக';
-// Verbs that only an exam question instructs with (a procedure's steps also "draw", "find" or "කරන්න"):
-// a chunk with one on a numbered line is an exam paper
-const EXAM_VERBS = new Set(
-  'name list explain describe define state distinguish compare calculate prove identify outline discuss mention classify suggest predict determine express simplify solve සඳහන් පැහැදිලි විස්තර ගණනය දක්වන්න සසඳන්න විසඳන්න தருக எழுதுக குறிப்பிடுக விளக்குக காண்க மாற்றுக கணிக்க சுருக்குக தீர்க்க கூறுக பெயரிடுக ஒப்பிடுக விவரிக்க விவரி வரையறு வரையறுக்க கணக்கிடுக'.split(' '),
-);
-const INSTRUCTIONS = new Set([
-  ...SINHALA_TAMIL_INSTRUCTIONS.split(' '),
-  ...'state explain describe calculate find solve name list define give write show simplify compare draw identify determine prove convert express outline distinguish discuss mention classify label sketch suggest predict'.split(' '),
-]);
+const SINHALA_TAMIL_INSTRUCTIONS = `කරන්න ලියන්න දක්වන්න දෙන්න සොයන්න විසඳන්න අඳින්න வரைக ${TAMIL_EXAM_VERBS}`;
+const INSTRUCTIONS = new Set([SINHALA_TAMIL_INSTRUCTIONS, ENGLISH_EXAM_VERBS, 'find give write show draw convert label sketch'].flatMap((list) => list.split(' ')));
 // Words that ask or instruct (in a question, never in its answer; Tamil's asking words are the analyser's asksOnly) and
 // Sinhala and Tamil function words (the analyser removes English stopwords only): a sentence
 // sharing them with the question says nothing
@@ -187,7 +184,7 @@ interface AnalysedSentence {
   item?: number;
   /** which paragraph of the passage it is in (paragraphs are apart by a blank line): an answer goes on within its own */
   paragraph: number;
-  /** its language by its words (sentenceLanguage: a share of them in Sinhala or Tamil makes it so) */
+  /** its language by its letters (sentenceLanguage: a share of them in Sinhala or Tamil makes it so) */
   language: string;
   /** its words in order */
   sequence: string[];
