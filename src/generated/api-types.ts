@@ -375,7 +375,10 @@ export interface paths {
         /**
          * Replace a document's file and metadata
          * @description Uploads a new file (and metadata) for the document, which keeps its id and goes back to
-         *     `processing`; its earlier passages stay found until the new ones replace them. The body
+         *     `processing`; its earlier passages stay found until the new ones replace them. When the new
+         *     file cannot be indexed the document ends `failed` and its earlier passages leave the index
+         *     with it (a `failed` document has nothing in the index and counts no pages): upload the
+         *     earlier file again to restore them. The body
          *     and limits are those of `uploadDocument`. Without `name`, a document named after its file
          *     takes the new file's name; a name given before stays. Enterprise plan only (other plans
          *     answer `403 forbidden`).

@@ -247,6 +247,19 @@ describe('documents', () => {
     expect(named.body).toMatchObject({ name: 'Cell transport' });
   });
 
+  test('a replacement that cannot be read ends the document failed, its earlier passages leaving the index with it', async () => {
+    const kb = await createKb(url(), owner.key);
+    const doc = await upload(url(), owner.key, kb.id, uploadForm(notes('Xylem vessels carry water up the stem.')));
+    expect(await settled(url(), owner.key, kb.id, doc.id)).toMatchObject({ state: 'ready', pages: 1 });
+    expect((await ask(owner.key, kb.id, 'What do xylem vessels carry?')).body.citations.length).toBeGreaterThan(0);
+    const broken = await call(url(), 'replaceDocument', owner.key, { path: { kb_id: kb.id, document_id: doc.id }, form: uploadForm({ name: 'scan.pdf', bytes: new Uint8Array([0x25, 0x50, 0x44, 0x46, 1, 2]) }) });
+    expect(broken.status).toBe(202);
+    const failed = await settled(url(), owner.key, kb.id, doc.id);
+    expect(failed).toMatchObject({ state: 'failed', pages: null, chunks: null });
+    expect(failed.failure_reason).toMatch(/scan\.pdf is not a readable PDF/);
+    expect((await ask(owner.key, kb.id, 'What do xylem vessels carry?')).body.citations).toEqual([]);
+  });
+
   test('a deleted document is out of the index when the call returns', async () => {
     const kb = await createKb(url(), owner.key);
     const doc = await upload(url(), owner.key, kb.id, uploadForm(notes('Chlorophyll absorbs red and blue light.')));
