@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import type { ChunkRecord, MetadataFilters } from '../../src/domain/ports/search-index.js';
+import { analysedQuestion, analysedText, stemText } from '../../src/domain/text/analyse.js';
 import { WeaviateSearchIndex } from '../../src/search-index/weaviate.js';
 import { chunkRecord } from './support/chunks.js';
 import { onCleanup } from './support/cleanup.js';
@@ -150,4 +151,17 @@ describe('WeaviateSearchIndex search', () => {
       { chunkText: chunk.chunkText, documentId: chunk.documentId, documentName: 'plants.pdf', pages: [3], subject: 'Science', grade: '10', category: 'textbook', language: 'english', year: '2024' },
     ]);
   });
+
+  test("a gate's name in capitals is searched for: 'OR' is no stopword there", async () => {
+    await services.index.writeChunks('search-index-gates', [
+      gateChunk(0, 'An AND gate gives 1.'),
+      gateChunk(1, 'An OR gate gives 1 when any one of its inputs is 1.'),
+    ]);
+    const hits = await services.index.search('search-index-gates', { ...analysedQuestion('What does an OR gate give?'), filters: {}, limit: 2 });
+    expect(hits.map((h) => h.chunk.chunkText)).toEqual(['An OR gate gives 1 when any one of its inputs is 1.', 'An AND gate gives 1.']);
+  });
 });
+
+function gateChunk(i: number, text: string): ChunkRecord {
+  return { ...chunkRecord(i, 'run-gates', { documentId: `doc_gates_${i}`, topic: 'gates', terms: '', stems: '' }), textTerms: analysedText(text), textStems: stemText(text), chunkText: text };
+}

@@ -235,6 +235,10 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Where do you draw the circuit diagram?', [passage(circuit)]).answer).toBe('Draw the circuit diagram in your notebook using standard symbols.');
     const boolean = ['A Boolean variable can hold only one of two values, true or false.', '', '1. An AND gate gives an output of 1 only when both of its inputs are 1.', '2. A NOT gate inverts its single input.'].join('\n');
     expect(extractiveAnswer('When does an AND gate give an output of 1?', [passage(boolean)]).answer).toBe('An AND gate gives an output of 1 only when both of its inputs are 1.');
+    // "OR" and "NOT" in capitals are the gates' names, not stopwords
+    const gates = ['An AND gate gives 1 only when both of its inputs are 1.', 'An OR gate gives 1 when at least one of its inputs is 1.', 'A NOT gate gives the opposite of its input.'].join('\n\n');
+    expect(extractiveAnswer('What does an OR gate give?', [passage(gates)]).answer).toBe('An OR gate gives 1 when at least one of its inputs is 1.');
+    expect(extractiveAnswer('What does a NOT gate give?', [passage(gates)]).answer).toBe('A NOT gate gives the opposite of its input.');
     expect(extractiveAnswer('What are the stages of the starch test?', [passage(marked)]).answer).not.toMatch(/Outline/);
     const paper = ['Write TRUE or FALSE for each statement.', '1. The unit of electrical resistance is the volt.', '2. The Moon produces its own light like the Sun.'].join('\n');
     expect(extractiveAnswer('What is the unit of electrical resistance?', [passage(paper)]).used).toEqual([]);

@@ -20,6 +20,16 @@ describe('terms', () => {
     expect(terms('Grade 10, 2022')).toEqual(['grade', '10', '2022']);
   });
 
+  test('a stopword that names something in capitals stays a term, unless its whole line is in capitals', () => {
+    expect(terms('What does an OR gate give?')).toEqual(['does', 'or', 'gate', 'give']);
+    expect(terms('The NOT gate and the AND gate; IT in schools')).toEqual(['not', 'gate', 'and', 'gate', 'it', 'schools']);
+    expect(terms('OR ද්වාරයේ ප්‍රතිදානය')).toEqual(['or', 'ද්වාරයේ', 'ප්රතිදානය']);
+    // a heading in capitals, a sentence's first word, lowercase: stopwords as ever
+    expect(terms('LOGIC GATES: AND, OR, NOT')).toEqual(['logic', 'gates']);
+    expect(terms('It is not red or blue, and no one will say so')).toEqual(['red', 'blue', 'no', 'one', 'will', 'say', 'so']);
+    expect(terms('A cell\nAND GATE')).toEqual(['cell', 'gate']);
+  });
+
   test('normalises first: invisible characters and decomposed letters do not split or change words', () => {
     expect(terms('photo\u200Bsynthesis')).toEqual(['photosynthesis']);
     expect(terms('cafe\u0301')).toEqual(terms('café'));

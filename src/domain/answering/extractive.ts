@@ -125,7 +125,7 @@ const INSTRUCTIONS = new Set([SINHALA_TAMIL_INSTRUCTIONS, ENGLISH_EXAM_VERBS, 'f
 const NOT_CONTENT = new Set(
   [
     // asking
-    'why when does not ද කුමක්ද කුමක් කවුද කවුරුන්ද කොහේද කොතැනද කීයද කීය කොපමණද කොපමණ කුමන කුමනද කවදාද කවදා ඇයි කෙසේද කොහොමද මොනවාද මොකක්ද කොතරම්',
+    'why when does ද කුමක්ද කුමක් කවුද කවුරුන්ද කොහේද කොතැනද කීයද කීය කොපමණද කොපමණ කුමන කුමනද කවදාද කවදා ඇයි කෙසේද කොහොමද මොනවාද මොකක්ද කොතරම්',
     // instructions of exam items, never in their answers
     SINHALA_TAMIL_INSTRUCTIONS,
     // Sinhala function words

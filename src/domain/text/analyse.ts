@@ -11,7 +11,13 @@ import { SINHALA_OR_TAMIL } from './scripts.js';
 // split text the same way on every machine.
 const WORDS = new Intl.Segmenter('en', { granularity: 'word' });
 const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
-const STOPWORDS = new Set(stopword.eng);
+// "not" too: it only asks ("Which is not ...?"), and "NOT" in capitals is kept below
+const STOPWORDS = new Set([...stopword.eng, 'not']);
+// Logic gates and a subject's name are written in capitals ("an OR gate", "the NOT gate", "IT"):
+// such a stopword stays a term on a line not all in capitals (a heading's "AND" joins words).
+const TERMS_WHEN_CAPITALISED = new Set(['and', 'or', 'not', 'it']);
+// a lowercase Latin letter, or a letter of a script without case (Sinhala, Tamil)
+const NOT_CAPITAL = /[\p{Ll}\p{Lo}]/u;
 const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 // Typed Sinhala often leaves out the joiners that curriculum text has (ප්රදේශ vs ප්‍රදේශ);
 // dropping them from terms lets both spellings match.
@@ -40,18 +46,27 @@ const ENGLISH_SUFFIXES: [RegExp, string, number][] = [
 const LATIN_WORD = /^[a-z]+$/;
 
 /**
- * Lowercased words without English stopwords or punctuation; numbers stay. Compatibility forms
- * are folded (NFKC: fullwidth letters typed by East Asian keyboards, a PDF's ﬁ ligature): only
- * for matching, the text itself is quoted as written. Sinhala and Tamil have no such forms.
+ * Lowercased words without English stopwords (but for "OR", "NOT" and the like in capitals) or
+ * punctuation; numbers stay. Compatibility forms are folded (NFKC: fullwidth letters typed by
+ * East Asian keyboards, a PDF's ﬁ ligature): only for matching, the text itself is quoted as
+ * written. Sinhala and Tamil have no such forms.
  */
 export function terms(text: string): string[] {
   const out: string[] = [];
-  for (const { segment, isWordLike } of WORDS.segment(normalise(text).normalize('NFKC').toLowerCase())) {
-    if (!isWordLike) continue;
-    const term = segment.replace(JOINERS, '');
-    if (HAS_LETTER_OR_DIGIT.test(term) && !STOPWORDS.has(term)) out.push(term);
+  for (const line of normalise(text).normalize('NFKC').split('\n')) {
+    const notAllCapitals = NOT_CAPITAL.test(line);
+    for (const { segment, isWordLike } of WORDS.segment(line)) {
+      if (!isWordLike) continue;
+      const term = segment.toLowerCase().replace(JOINERS, '');
+      if (!HAS_LETTER_OR_DIGIT.test(term)) continue;
+      if (!STOPWORDS.has(term) || (notAllCapitals && keptCapitalised(segment, term))) out.push(term);
+    }
   }
   return out;
+}
+
+function keptCapitalised(segment: string, term: string): boolean {
+  return TERMS_WHEN_CAPITALISED.has(term) && segment.length > 1 && segment === segment.toUpperCase();
 }
 
 /**
