@@ -539,6 +539,20 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('ஒஸ்மோசிஸ் என்றால் என்ன?', []).answer).toMatch(/[\u0B80-\u0BFF]/);
   });
 
+  test('a question asking what something is prefers the sentence that says what it is, in three languages', () => {
+    const english = passage('Photosynthesis happens in the leaves.\n\nPhotosynthesis is the process by which green plants make glucose from carbon dioxide and water using light.');
+    expect(extractiveAnswer('What is photosynthesis?', [english]).answer).toMatch(/^Photosynthesis is the process/);
+    // not asking what it is: the shorter sentence still wins
+    expect(extractiveAnswer('Where does photosynthesis happen?', [english]).answer).toBe('Photosynthesis happens in the leaves.');
+    const sinhala = passage('CPU එක ගැන මෙම පාඩමේ ඉගෙන ගනිමු.\n\nCPU (Central Processing Unit) යනු පරිගණකයේ දත්ත සකසන ප්‍රධාන කොටසයි.', 'sinhala');
+    expect(extractiveAnswer('CPU යනු කුමක්ද?', [sinhala]).answer).toMatch(/^CPU \(Central Processing Unit\) යනු/);
+    const tamil = passage('ஒளித்தொகுப்பு இலைகளில் நடைபெறுகிறது.\n\nஒளித்தொகுப்பு என்பது தாவரங்கள் ஒளியைப் பயன்படுத்தி உணவு தயாரிக்கும் செயல்முறை ஆகும்.', 'tamil');
+    expect(extractiveAnswer('ஒளித்தொகுப்பு என்றால் என்ன?', [tamil]).answer).toMatch(/^ஒளித்தொகுப்பு என்பது/);
+    // a subject with more than the question's words is about something else
+    const rate = passage('The rate of photosynthesis in bright summer light is high.\n\nPhotosynthesis happens in the leaves.');
+    expect(extractiveAnswer('What is photosynthesis?', [rate]).answer).toBe('Photosynthesis happens in the leaves.');
+  });
+
   test('a passage that shares less than a quarter of the question\'s content words is on another subject: nothing found', () => {
     const other = passage('The world has seven continents. Asia is the largest of them.');
     expect(extractiveAnswer('Who won the 2018 football world cup?', [other]).used).toEqual([]);

@@ -30,6 +30,16 @@ const MIN_COVERAGE = 0.25;
 const PASSAGE_WEIGHT = 1;
 /** How much a sentence having the question's consecutive words next to each other counts (all of them: this much). */
 const PAIR_WEIGHT = 0.2;
+/**
+ * How much saying what the question asks about counts ("What is X?" and "X is ...", "X යනු
+ * කුමක්ද?" and "X යනු ...", "X என்றால் என்ன?" and "X என்பது ..."): of sentences that name X alike,
+ * the definition answers ("CPU එක ගැන ... ගනිමු." was quoted for "CPU යනු කුමක්ද?", being shorter).
+ */
+const DEFINITION_WEIGHT = 0.1;
+const ASKS_WHAT = /^\s*(?:what\s+(?:is|are|was|were|does)\s|define\s)|(?:කුමක්ද|මොනවාද|කුමක්\s+ද|என்ன|யாது|யாவை)\s*\??\s*$/iu;
+const DEFINING_WORD = /\s(?:is|are|was|were|means|refers\s+to|යනු|යනුවෙන්|என்பது|எனப்படுவது|என்றால்)\s/iu;
+/** words a definition's subject may have besides the question's ("The main function of the kidney is ...") */
+const MAX_SUBJECT_EXTRA_WORDS = 2;
 /** What each step down the retrieval ranking, and each word of length, costs a sentence. */
 const RANK_COST = 0.05;
 const WORD_COST = 0.002;
@@ -261,6 +271,15 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     }
     return found;
   };
+  // a sentence whose subject, before "is" or its like, is the question's words and little else
+  const definesAsked = (text: string): boolean => {
+    const defining = DEFINING_WORD.exec(text);
+    if (!defining) return false;
+    const subject = terms(text.slice(0, defining.index).replace(PARENTHESES, ' ')).map(wordOf);
+    if (subject.length === 0 || subject.length > asked.length + MAX_SUBJECT_EXTRA_WORDS) return false;
+    return asked.every((_, i) => subject.some((word) => creditsOf(word)[i]! >= PREFIX_CREDIT));
+  };
+  const asksWhat = asked.length > 0 && ASKS_WHAT.test(question);
   const sentencesOf: Sentence[][] = passages.map((passage) =>
     analysedSentences(passage.text).map((sentence) => {
       const credit = asked.map(() => 0);
@@ -310,7 +329,8 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       if (covered < MIN_COVERAGE) continue;
       // the question's words in its order ("the Earth is between the Moon and the Sun") beat the same words apart
       const paired = askedPairs.length ? new Set([...above, ...unit].flatMap((s) => [...s.pairs])).size / askedPairs.length : 0;
-      const score = covered + PASSAGE_WEIGHT * passageCoverage + PAIR_WEIGHT * paired - RANK_COST * index - WORD_COST * words;
+      const definition = asksWhat && definesAsked(own[first]!.text) ? DEFINITION_WEIGHT : 0;
+      const score = covered + PASSAGE_WEIGHT * passageCoverage + PAIR_WEIGHT * paired + definition - RANK_COST * index - WORD_COST * words;
       const candidate = { passage: index, first, last: position, score, text: unit.map((s) => s.text).join(' ') };
       (passage.language === null || sentence.language === language ? candidates : otherLanguage).push(candidate);
     }
@@ -669,6 +689,8 @@ const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|Rs|[\u0D80-\u0
 // A unit's symbol after a quantity ("12 V.", "3 A.", "1000 W.") ends a sentence; after a year it is an initial ("In 1948 D. S. Senanayake")
 const UNIT_AT_END = /(?:^|\s)(?!(?:1[5-9]|20)\d\d\s)\d+(?:[.,]\d+)?\s[VAWNJCKFHTGΩ]\.$/u;
 // A parenthesis opened just before the full stop holds an abbreviation ("(ක්‍රි. ව. 1153–1186)", "(approx. 5 cm)"), not a sentence's end
+// a gloss, an expansion or an aside: "CPU (Central Processing Unit) යනු ..."
+const PARENTHESES = /\([^()]*\)/gu;
 const ABBREVIATION_IN_PARENTHESES = /\([^()\s]*(?:\s[^()\s]*)?\.$/u;
 // A capitalised heading of one or more words (joined by short lower-case words) before a sentence
 // that starts with a capital and goes on in lower case
@@ -731,7 +753,7 @@ function sentenceLanguage(text: string): Language {
   let tamil = 0;
   let letters = 0;
   // a gloss or an expansion in parentheses ("CPU (Central Processing Unit ...) යනු ...") is not the sentence's language
-  const outside = text.replace(/\([^()]*\)/gu, ' ');
+  const outside = text.replace(PARENTHESES, ' ');
   for (const char of HAS_LETTER.test(outside) ? outside : text) {
     if (SINHALA_LETTER.test(char)) sinhala++;
     else if (TAMIL_LETTER.test(char)) tamil++;
