@@ -539,6 +539,17 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('ஒஸ்மோசிஸ் என்றால் என்ன?', []).answer).toMatch(/[\u0B80-\u0BFF]/);
   });
 
+  test("a list's items are judged with the heading or question right above the list, as prose under one is", () => {
+    const english = passage('Photosynthesis takes place in the chloroplasts of leaf cells.\n\nImportance of photosynthesis\n• Green plants make the food on which all animals depend.\n• Green plants give out the oxygen that animals breathe.');
+    // (either item: both have the heading's words alone)
+    expect(extractiveAnswer('Why is photosynthesis important?', [english]).answer).toMatch(/^Green plants (make the food|give out the oxygen)[^•]*\.$/);
+    const tamil = passage('ஒளித்தொகுப்பு இலைகளின் பச்சையவுருமணிகளில் நடைபெறுகிறது.\n\nஒளித்தொகுப்பின் முக்கியத்துவம்\n• விலங்குகள் அனைத்தும் உணவுக்காகத் தாவரங்களில் தங்கியுள்ளன.\n• விலங்குகள் சுவாசிக்கும் ஒட்சிசனைத் தாவரங்கள் வெளியிடுகின்றன.', 'tamil');
+    expect(extractiveAnswer('ஒளித்தொகுப்பு ஏன் முக்கியமானது?', [tamil]).answer).toMatch(/^விலங்குகள் (அனைத்தும்|சுவாசிக்கும்)[^•]*\.$/);
+    // a list under prose is judged by its own words
+    const underProse = passage('Plants need light.\n• Green plants make the food on which all animals depend.');
+    expect(extractiveAnswer('Why is photosynthesis important?', [underProse]).used).toEqual([]);
+  });
+
   test('a question asking what something is prefers the sentence that says what it is, in three languages', () => {
     const english = passage('Photosynthesis happens in the leaves.\n\nPhotosynthesis is the process by which green plants make glucose from carbon dioxide and water using light.');
     expect(extractiveAnswer('What is photosynthesis?', [english]).answer).toMatch(/^Photosynthesis is the process/);

@@ -181,10 +181,10 @@ interface AnalysedSentence {
   answers: boolean;
   /**
    * When the sentence is the first prose of the lines under a question or a heading on its own
-   * line (an exam item, a worked example's question, a section's title): that line's sentences,
-   * `from` to `to`, and how much their words count (a question's fully, a heading's less). What
-   * answers it starts on the line after it, perhaps with a formula ("20/100 × 450 = 90. So the
-   * answer is Rs. 90.").
+   * line (an exam item, a worked example's question, a section's title), or the first sentence of
+   * an item of a list right under one: that line's sentences, `from` to `to`, and how much their
+   * words count (a question's fully, a heading's less). What answers it starts on the line after
+   * it, perhaps with a formula ("20/100 × 450 = 90. So the answer is Rs. 90.").
    */
   under?: { from: number; to: number; weight: number };
   /**
@@ -304,7 +304,8 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       // inside a paragraph is not: what follows it answers it, so the quote leaves room for that
       let first = position;
       let words = sentence.words;
-      const under = sentence.under;
+      // (a list item is judged with the heading or question its list is under, as prose is)
+      const under = sentence.item === undefined ? sentence.under : own[sentence.item]!.under;
       if (sentence.item !== undefined) {
         // a list item is quoted from its first sentence, or from its first in this sentence's
         // language (a bilingual glossary's item gives a term in both)
@@ -630,7 +631,10 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     const item = EXAM_ITEM.test(line);
     const asks = out.slice(from, i + 1).some((o) => QUESTION_END.test(o.text)) || (item && instructs(line));
     if (!asks && item) continue;
-    if (k < out.length && out[k]!.prose) out[k]!.under = { from, to: i, weight: asks ? 1 : HEADING_WEIGHT };
+    const under = { from, to: i, weight: asks ? 1 : HEADING_WEIGHT };
+    if (k < out.length && out[k]!.prose) out[k]!.under = under;
+    // each item of a list right under it ("ஒளித்தொகுப்பின் முக்கியத்துவம்" over "• ..."), on its first sentence
+    else for (; k < out.length && out[k]!.item !== undefined; k++) if (out[k]!.item === k) out[k]!.under = under;
   }
   return out;
 }
