@@ -144,7 +144,7 @@ describe('extractive answers', () => {
   });
 
   test("a list item's later sentences on its line are the item's too, never quoted without its subject", () => {
-    // the segmenter ends a sentence after "#NAME?" and "=COUNT counts numbers.": the tails alone would answer for another error
+    // the segmenter ends a sentence after "=COUNT counts numbers.": the tail alone would answer for another function
     const text = [
       'Spreadsheet errors tell you what went wrong in a formula.',
       '• #NAME? appears when the function name is misspelt, for example =SUMM(B2:B6).',
@@ -156,6 +156,13 @@ describe('extractive answers', () => {
     // and so is one joined to the next after a name's initial, which ends no sentence
     const generals = ['Leaders of the war are listed here.', '• Generals. The leading general was Ulysses S. Grant of Ohio.', 'Many soldiers came from farms in the north.'].join('\n');
     expect(extractiveAnswer('Who was the leading general from Ohio?', [passage(generals)]).answer).not.toMatch(/Grant/);
+  });
+
+  test("a spreadsheet's error value ending in '?' or '!' does not end its sentence: the item answers", () => {
+    const errors = ['Common error messages', '- #DIV/0! appears when a formula divides by zero or by an empty cell.', '- #NAME? appears when the function name is misspelt, for example =SUMM(B2:B6).'].join('\n');
+    const binary = passage('The rules are 0 + 0 = 0, 0 + 1 = 1, 1 + 1 = 10 (write 0, carry 1).');
+    expect(extractiveAnswer('What does #DIV/0! mean?', [binary, passage(errors)]).answer).toBe('#DIV/0! appears when a formula divides by zero or by an empty cell.');
+    expect(extractiveAnswer('When does #NAME? appear?', [passage(errors)]).answer).toBe('#NAME? appears when the function name is misspelt, for example =SUMM(B2:B6).');
   });
 
   test('a list item in two languages answers in the question\'s, alone: no other sentence completes it', () => {

@@ -55,6 +55,12 @@ describe('sentences', () => {
     expect(sentences('The current in a circuit with a long wire is measured in amperes by an\nammeter joined in series.')).toEqual(['The current in a circuit with a long wire is measured in amperes by an ammeter joined in series.']);
   });
 
+  test("'?' or '!' before a lower-case word on its line does not end a sentence; before a capital or at a line's end it does", () => {
+    expect(sentences('#NAME? appears when a name is misspelt. #DIV/0! appears when a formula divides by zero.')).toEqual(['#NAME? appears when a name is misspelt.', '#DIV/0! appears when a formula divides by zero.']);
+    expect(sentences('What is a cell? A cell is a box. Stop! It is hot.')).toEqual(['What is a cell?', 'A cell is a box.', 'Stop!', 'It is hot.']);
+    expect(sentences('What is it?\n\nmass is conserved.')).toEqual(['What is it?', 'mass is conserved.']);
+  });
+
   test('a decimal point does not end a sentence', () => {
     expect(sentences('Pi is about 3.14 in value. It never ends.')).toEqual(['Pi is about 3.14 in value.', 'It never ends.']);
   });

@@ -70,9 +70,10 @@ const TAMIL_LETTER = /[\u0B80-\u0BFF]/u;
 /** Text with a letter in it: not a formula, a number or punctuation alone. */
 const HAS_LETTER = /\p{L}/u;
 const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\d+)\s/iu;
-// List items and Markdown headings are fragments, whatever punctuation they end with, and so is
-// text with list items run into it ("... you will be able to: • Describe ... • List ...")
-const FRAGMENT = new RegExp(`^(#|${LIST_BULLET})`, 'u');
+// List items and Markdown headings ("## Common errors", not "#DIV/0! appears ..." nor "##### appears
+// ...") are fragments, whatever punctuation they end with, and so is text with list items run
+// into it ("... you will be able to: • Describe ... • List ...")
+const FRAGMENT = new RegExp(`^(#{1,6}\\s+(?!\\p{Ll})|${LIST_BULLET})`, 'u');
 const RUN_IN_ITEMS = /\s[•▪◦●■►]\s/u;
 // A list item, whose later sentences on its line are fragments too: "• #DIV/0! appears when ..."
 // is one item that the sentence segmenter cuts after "#DIV/0!", and its tail without its subject

@@ -21,6 +21,10 @@ const LINE_WRAP = new RegExp(
 );
 // A number alone ("4.", "(2)"): the segmenter ends a sentence after a numbered line's number
 const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
+// The segmenter ends a sentence at "?" or "!" even before a lower-case word, as in a spreadsheet's
+// error values ("#NAME? appears when ...", "#DIV/0! appears ..."): a sentence does not start so
+const ASKS_OR_EXCLAIMS = /[?!]$/u;
+const LOWER_CASE_START = /^[a-z]/u;
 
 /**
  * Where the sentences of a text are: each span starts and ends at non-whitespace.
@@ -35,7 +39,8 @@ export function sentenceSpans(text: string): Span[] {
     if (content === '') continue;
     const previous = spans.at(-1);
     // a numbered line's number belongs to the sentence after it on its line ("1. The unit of ...")
-    if (previous && NUMBER_ALONE.test(text.slice(previous.start, previous.end)) && !text.slice(previous.end, index + lead).includes('\n')) previous.end = index + lead + content.length;
+    const before = previous && !text.slice(previous.end, index + lead).includes('\n') ? text.slice(previous.start, previous.end) : undefined;
+    if (before !== undefined && (NUMBER_ALONE.test(before) || (ASKS_OR_EXCLAIMS.test(before) && LOWER_CASE_START.test(content)))) previous!.end = index + lead + content.length;
     else spans.push({ start: index + lead, end: index + lead + content.length });
   }
   return spans;
