@@ -61,6 +61,20 @@ describe('sentences', () => {
     expect(sentences('What is it?\n\nmass is conserved.')).toEqual(['What is it?', 'mass is conserved.']);
   });
 
+  test('a sentence ends before a space only, not inside a formula', () => {
+    expect(sentences("Answer: (A + B)' = A'.B' and (A.B)' = A' + B'. In words, it is so.")).toEqual(["Answer: (A + B)' = A'.B' and (A.B)' = A' + B'.", 'In words, it is so.']);
+    expect(sentences("Answer: X = A.(B + B') = A.1 = A. The circuit needs no gate.")).toEqual(["Answer: X = A.(B + B') = A.1 = A.", 'The circuit needs no gate.']);
+  });
+
+  test("an era's dotted abbreviation ends no sentence before a number or a Sinhala or Tamil word; before a capital it may", () => {
+    expect(sentences('கி.பி. பத்தாம் நூற்றாண்டின் இறுதியில் சோழர்கள் வந்தனர். கி.பி. 1017 இல் மகிந்த மன்னன் சிறைபிடிக்கப்பட்டான்.')).toEqual([
+      'கி.பி. பத்தாம் நூற்றாண்டின் இறுதியில் சோழர்கள் வந்தனர்.',
+      'கி.பி. 1017 இல் மகிந்த மன்னன் சிறைபிடிக்கப்பட்டான்.',
+    ]);
+    expect(sentences('විජයබාහු කුමරු ක්‍රි.ව. 1070 දී චෝළයන් පරාජය කළේය. ඔහු රජ විය.')).toEqual(['විජයබාහු කුමරු ක්‍රි.ව. 1070 දී චෝළයන් පරාජය කළේය.', 'ඔහු රජ විය.']);
+    expect(sentences('It was built in 300 B.C. The king died later.')).toEqual(['It was built in 300 B.C.', 'The king died later.']);
+  });
+
   test('a decimal point does not end a sentence', () => {
     expect(sentences('Pi is about 3.14 in value. It never ends.')).toEqual(['Pi is about 3.14 in value.', 'It never ends.']);
   });

@@ -25,6 +25,10 @@ const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // error values ("#NAME? appears when ...", "#DIV/0! appears ..."): a sentence does not start so
 const ASKS_OR_EXCLAIMS = /[?!]$/u;
 const LOWER_CASE_START = /^[a-z]/u;
+// An abbreviation of dotted parts, such as an era's ("கி.பி. 1017 இல்", "ක්‍රි.ව. 1070 දී", "A.D. 1070"),
+// ends no sentence before a number, a lower-case word or a Sinhala or Tamil one
+const DOTTED_ABBREVIATION_AT_END = /(?:^|\s|\()(?:[\p{L}\p{M}\u200C\u200D]{1,6}\.){2,3}$/u;
+const GOES_ON = /^[\p{N}\p{Ll}\u0D80-\u0DFF\u0B80-\u0BFF]/u;
 
 /**
  * Where the sentences of a text are: each span starts and ends at non-whitespace.
@@ -38,9 +42,17 @@ export function sentenceSpans(text: string): Span[] {
     const content = segment.trim();
     if (content === '') continue;
     const previous = spans.at(-1);
-    // a numbered line's number belongs to the sentence after it on its line ("1. The unit of ...")
-    const before = previous && !text.slice(previous.end, index + lead).includes('\n') ? text.slice(previous.start, previous.end) : undefined;
-    if (before !== undefined && (NUMBER_ALONE.test(before) || (ASKS_OR_EXCLAIMS.test(before) && LOWER_CASE_START.test(content)))) previous!.end = index + lead + content.length;
+    const gap = previous ? text.slice(previous.end, index + lead) : '\n';
+    const before = gap.includes('\n') ? undefined : text.slice(previous!.start, previous!.end);
+    // a sentence ends before a space: the segmenter ends one inside a formula too ("A'.B'",
+    // "X = A.(B + B')"); and a numbered line's number belongs to the sentence after it on its line
+    // ("1. The unit of ...")
+    const goesOn =
+      gap === '' ||
+      NUMBER_ALONE.test(before ?? '') ||
+      (ASKS_OR_EXCLAIMS.test(before ?? '') && LOWER_CASE_START.test(content)) ||
+      (DOTTED_ABBREVIATION_AT_END.test(before ?? '') && GOES_ON.test(content));
+    if (before !== undefined && goesOn) previous!.end = index + lead + content.length;
     else spans.push({ start: index + lead, end: index + lead + content.length });
   }
   return spans;
