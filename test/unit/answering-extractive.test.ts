@@ -246,6 +246,9 @@ describe('extractive answers', () => {
     const gates = ['An AND gate gives 1 only when both of its inputs are 1.', 'An OR gate gives 1 when at least one of its inputs is 1.', 'A NOT gate gives the opposite of its input.'].join('\n\n');
     expect(extractiveAnswer('What does an OR gate give?', [passage(gates)]).answer).toBe('An OR gate gives 1 when at least one of its inputs is 1.');
     expect(extractiveAnswer('What does a NOT gate give?', [passage(gates)]).answer).toBe('A NOT gate gives the opposite of its input.');
+    // "NOT" as emphasis asks, as "not" does
+    const metals = passage('Iron rusts when it is exposed to air and water.\n\nGold does not rust.\n\nDo NOT touch the hot metal with bare hands.');
+    expect(extractiveAnswer('Which metal does NOT rust?', [metals]).answer).toMatch(/^Gold does not rust\./);
     expect(extractiveAnswer('What are the stages of the starch test?', [passage(marked)]).answer).not.toMatch(/Outline/);
     const paper = ['Write TRUE or FALSE for each statement.', '1. The unit of electrical resistance is the volt.', '2. The Moon produces its own light like the Sun.'].join('\n');
     expect(extractiveAnswer('What is the unit of electrical resistance?', [passage(paper)]).used).toEqual([]);
@@ -557,6 +560,17 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Why is photosynthesis important?', [underProse]).used).toEqual([]);
   });
 
+  test("a list under a question is its options or instructions, judged by their own words; a list's intro line ends no block", () => {
+    const options = passage('5. What is the function of the xylem in a plant?\n(1) Making food in the leaves by day.\n(2) Giving out oxygen made during the day.\n(3) Taking in carbon dioxide at night.\n\nXylem vessels carry water and minerals from the roots to the leaves.');
+    expect(extractiveAnswer('What is the function of the xylem in a plant?', [options]).answer).toBe('Xylem vessels carry water and minerals from the roots to the leaves.');
+    const gases = passage('Which gas do plants give out during photosynthesis?\n• Carbon dioxide is given out during respiration at night.\n• Oxygen is given out during photosynthesis in daylight.');
+    expect(extractiveAnswer('Which gas do plants give out during photosynthesis?', [gases]).answer).toBe('Oxygen is given out during photosynthesis in daylight.');
+    const kidneys = passage(
+      'The kidneys are the organs that filter the blood.\nThis happens in two steps:\n• Blood is pressed through tiny filters in the glomerulus.\n• Useful substances such as glucose are taken back.\nThe urine formed flows down to the bladder, where it is stored until it is passed out.',
+    );
+    expect(extractiveAnswer('Which organs filter the blood, and where is urine stored?', [kidneys]).answer).toMatch(/kidneys.*bladder/);
+  });
+
   test('a question asking what something is prefers the sentence that says what it is, in three languages', () => {
     const english = passage('Photosynthesis happens in the leaves.\n\nPhotosynthesis is the process by which green plants make glucose from carbon dioxide and water using light.');
     expect(extractiveAnswer('What is photosynthesis?', [english]).answer).toMatch(/^Photosynthesis is the process/);
@@ -566,9 +580,16 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('CPU යනු කුමක්ද?', [sinhala]).answer).toMatch(/^CPU \(Central Processing Unit\) යනු/);
     const tamil = passage('ஒளித்தொகுப்பு இலைகளில் நடைபெறுகிறது.\n\nஒளித்தொகுப்பு என்பது தாவரங்கள் ஒளியைப் பயன்படுத்தி உணவு தயாரிக்கும் செயல்முறை ஆகும்.', 'tamil');
     expect(extractiveAnswer('ஒளித்தொகுப்பு என்றால் என்ன?', [tamil]).answer).toMatch(/^ஒளித்தொகுப்பு என்பது/);
-    // a subject with more than the question's words is about something else
+    // a subject with more than the question's words is about something else, and so is "X is <adjective>",
+    // "What does X do?", and Tamil's "X ... என்றால்" (if)
     const rate = passage('The rate of photosynthesis in bright summer light is high.\n\nPhotosynthesis happens in the leaves.');
     expect(extractiveAnswer('What is photosynthesis?', [rate]).answer).toBe('Photosynthesis happens in the leaves.');
+    const sunny = passage('Photosynthesis makes glucose from carbon dioxide and water using light.\n\nPhotosynthesis is faster on sunny days than on cloudy days in most plants.');
+    expect(extractiveAnswer('What is photosynthesis?', [sunny]).answer).toMatch(/^Photosynthesis makes glucose/);
+    const heart = passage('The heart is a muscular organ about the size of a fist.\n\nThe heart pumps blood.');
+    expect(extractiveAnswer('What does the heart do?', [heart]).answer).toBe('The heart pumps blood.');
+    const heat = passage('ஒரு பொருளின் சூட்டின் அளவு வெப்பநிலை ஆகும்.\n\nவெப்பநிலை அதிகம் என்றால் குளத்திலுள்ள நீர் மிக விரைவாக ஆவியாகி வெளியேறும்.', 'tamil');
+    expect(extractiveAnswer('வெப்பநிலை என்றால் என்ன?', [heat]).answer).toBe('ஒரு பொருளின் சூட்டின் அளவு வெப்பநிலை ஆகும்.');
   });
 
   test('a passage that shares less than a quarter of the question\'s content words is on another subject: nothing found', () => {

@@ -28,6 +28,8 @@ describe('terms', () => {
     expect(terms('LOGIC GATES: AND, OR, NOT')).toEqual(['logic', 'gates']);
     expect(terms('It is not red or blue, and no one will say so')).toEqual(['red', 'blue', 'no', 'one', 'will', 'say', 'so']);
     expect(terms('A cell\nAND GATE')).toEqual(['cell', 'gate']);
+    // "NOT" in capitals names a gate only before one; elsewhere it is emphasis
+    expect(terms('Which metal does NOT rust? The NOT gates; NOT ද්වාරය')).toEqual(['metal', 'does', 'rust', 'not', 'gates', 'not', 'ද්වාරය']);
   });
 
   test('normalises first: invisible characters and decomposed letters do not split or change words', () => {

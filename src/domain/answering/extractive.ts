@@ -36,8 +36,9 @@ const PAIR_WEIGHT = 0.2;
  * the definition answers ("CPU එක ගැන ... ගනිමු." was quoted for "CPU යනු කුමක්ද?", being shorter).
  */
 const DEFINITION_WEIGHT = 0.1;
-const ASKS_WHAT = /^\s*(?:what\s+(?:is|are|was|were|does)\s|define\s)|(?:කුමක්ද|මොනවාද|කුමක්\s+ද|என்ன|யாது|யாவை)\s*\??\s*$/iu;
-const DEFINING_WORD = /\s(?:is|are|was|were|means|refers\s+to|යනු|යනුවෙන්|என்பது|எனப்படுவது|என்றால்)\s/iu;
+const ASKS_WHAT = /^\s*(?:what\s+(?:is|are)\s|define\s)|(?:කුමක්ද|මොනවාද|කුමක්\s+ද|என்ன|யாது|யாவை)\s*\??\s*$/iu;
+// (English "X is a/the ...", not "X is faster ..."; not Tamil என்றால், which is also "if")
+const DEFINING_WORD = /\s(?:(?:is|are)\s+(?:a|an|the|called|defined|known)|means|refers\s+to|යනු|යනුවෙන්|என்பது|எனப்படுவது)\s/iu;
 /** words a definition's subject may have besides the question's ("The main function of the kidney is ...") */
 const MAX_SUBJECT_EXTRA_WORDS = 2;
 /** What each step down the retrieval ranking, and each word of length, costs a sentence. */
@@ -387,7 +388,8 @@ function blockOf(own: Sentence[], k: number): { from: number; to: number } {
   let from = 0;
   let to = own.length - 1;
   for (const [i, sentence] of own.entries()) {
-    if (sentence.under === undefined) continue;
+    // (a list's heading may be its paragraph's intro: "This happens in two steps:")
+    if (sentence.under === undefined || sentence.item !== undefined) continue;
     if (i <= k) from = sentence.under.to + 1;
     else {
       to = sentence.under.from - 1;
@@ -634,8 +636,9 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     if (!asks && item) continue;
     const under = { from, to: i, weight: asks ? 1 : HEADING_WEIGHT };
     if (k < out.length && out[k]!.prose) out[k]!.under = under;
-    // each item of a list right under it ("ஒளித்தொகுப்பின் முக்கியத்துவம்" over "• ..."), on its first sentence
-    else for (; k < out.length && out[k]!.item !== undefined; k++) if (out[k]!.item === k) out[k]!.under = under;
+    // each item of a list right under a heading ("ஒளித்தொகுப்பின் முக்கியத்துவம்" over "• ..."), on
+    // its first sentence; not under a question, whose items are its options or instructions
+    else if (!asks) for (; k < out.length && out[k]!.item !== undefined; k++) if (out[k]!.item === k) out[k]!.under = under;
   }
   return out;
 }
@@ -693,9 +696,9 @@ const FULL_SHARE = 0.9;
 const INITIAL_AT_END = /(?:^|\s)(?:\p{Lu}|Dr|Mr|Mrs|Ms|St|Mt|Prof|Rs|[\u0D80-\u0DFF\u0B80-\u0BFF]{1,2}[\u0DCA\u0BCD])\.$/u;
 // A unit's symbol after a quantity ("12 V.", "3 A.", "1000 W.") ends a sentence; after a year it is an initial ("In 1948 D. S. Senanayake")
 const UNIT_AT_END = /(?:^|\s)(?!(?:1[5-9]|20)\d\d\s)\d+(?:[.,]\d+)?\s[VAWNJCKFHTGΩ]\.$/u;
-// A parenthesis opened just before the full stop holds an abbreviation ("(ක්‍රි. ව. 1153–1186)", "(approx. 5 cm)"), not a sentence's end
 // a gloss, an expansion or an aside: "CPU (Central Processing Unit) යනු ..."
 const PARENTHESES = /\([^()]*\)/gu;
+// A parenthesis opened just before the full stop holds an abbreviation ("(ක්‍රි. ව. 1153–1186)", "(approx. 5 cm)"), not a sentence's end
 const ABBREVIATION_IN_PARENTHESES = /\([^()\s]*(?:\s[^()\s]*)?\.$/u;
 // A capitalised heading of one or more words (joined by short lower-case words) before a sentence
 // that starts with a capital and goes on in lower case

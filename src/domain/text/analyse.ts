@@ -11,11 +11,13 @@ import { SINHALA_OR_TAMIL } from './scripts.js';
 // split text the same way on every machine.
 const WORDS = new Intl.Segmenter('en', { granularity: 'word' });
 const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
-// "not" too: it only asks ("Which is not ...?"), and "NOT" in capitals is kept below
+// "not" too: it only asks ("Which is not ...?"), and "NOT" naming a gate is kept below
 const STOPWORDS = new Set([...stopword.eng, 'not']);
-// Logic gates and a subject's name are written in capitals ("an OR gate", "the NOT gate", "IT"):
-// such a stopword stays a term on a line not all in capitals (a heading's "AND" joins words).
-const TERMS_WHEN_CAPITALISED = new Set(['and', 'or', 'not', 'it']);
+// Logic gates and a subject's name are written in capitals ("an OR gate", "A AND B", "IT"): such
+// a stopword stays a term on a line not all in capitals (a heading's "AND" joins words). "NOT" in
+// capitals is mostly emphasis ("Which metal does NOT rust?"): a term only before a gate's name.
+const TERMS_WHEN_CAPITALISED = new Set(['and', 'or', 'it']);
+const OPERATION = /^(?:gates?|operations?|operators?|ද්වාර\p{L}*|படலை\p{L}*|வாயில்\p{L}*)$/iu;
 // a lowercase Latin letter, or a letter of a script without case (Sinhala, Tamil)
 const NOT_CAPITAL = /[\p{Ll}\p{Lo}]/u;
 const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
@@ -55,18 +57,19 @@ export function terms(text: string): string[] {
   const out: string[] = [];
   for (const line of normalise(text).normalize('NFKC').split('\n')) {
     const notAllCapitals = NOT_CAPITAL.test(line);
-    for (const { segment, isWordLike } of WORDS.segment(line)) {
-      if (!isWordLike) continue;
+    const words = Array.from(WORDS.segment(line)).filter((s) => s.isWordLike);
+    for (const [i, { segment }] of words.entries()) {
       const term = segment.toLowerCase().replace(JOINERS, '');
       if (!HAS_LETTER_OR_DIGIT.test(term)) continue;
-      if (!STOPWORDS.has(term) || (notAllCapitals && keptCapitalised(segment, term))) out.push(term);
+      if (!STOPWORDS.has(term) || (notAllCapitals && keptCapitalised(segment, term, words[i + 1]?.segment))) out.push(term);
     }
   }
   return out;
 }
 
-function keptCapitalised(segment: string, term: string): boolean {
-  return TERMS_WHEN_CAPITALISED.has(term) && segment.length > 1 && segment === segment.toUpperCase();
+function keptCapitalised(segment: string, term: string, next: string | undefined): boolean {
+  if (segment.length < 2 || segment !== segment.toUpperCase()) return false;
+  return TERMS_WHEN_CAPITALISED.has(term) || (term === 'not' && next !== undefined && OPERATION.test(next));
 }
 
 /**
