@@ -158,6 +158,17 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Who was the leading general from Ohio?', [passage(generals)]).answer).not.toMatch(/Grant/);
   });
 
+  test("an answer's label after a capital letter and a full stop starts a sentence: the label is no initial's surname", () => {
+    const paper = [
+      'Question 1: Logic gates and Boolean algebra',
+      '(a) Draw the truth table of the XOR (exclusive OR) gate with inputs A and B.',
+      'Answer: the XOR output is 1 only when the inputs are different. A = 0, B = 0 gives 0; A = 1, B = 1 gives 0.',
+      '(b) Simplify the expression X = A.B + A.B\'.',
+      "Answer: X = A.(B + B') = A.1 = A. The simplified circuit needs no gate at all.",
+    ].join('\n');
+    expect(extractiveAnswer('What is the truth table of the XOR gate?', [passage(paper)]).answer).toMatch(/^Answer: the XOR output is 1 only when the inputs are different\./);
+  });
+
   test("a spreadsheet's error value ending in '?' or '!' does not end its sentence: the item answers", () => {
     const errors = ['Common error messages', '- #DIV/0! appears when a formula divides by zero or by an empty cell.', '- #NAME? appears when the function name is misspelt, for example =SUMM(B2:B6).'].join('\n');
     const binary = passage('The rules are 0 + 0 = 0, 0 + 1 = 1, 1 + 1 = 10 (write 0, carry 1).');

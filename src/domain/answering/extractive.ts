@@ -555,8 +555,9 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     const sentence = raw.replace(MARK_ALLOCATION, '');
     const marks = raw.search(MARK_ALLOCATION) >= 0;
     const previous = out.at(-1);
-    // (an exam item after "... A'.B." starts anew: its "B." was no initial)
-    if (previous !== undefined && !EXAM_ITEM.test(sentence) && ((INITIAL_AT_END.test(previous.text) && !UNIT_AT_END.test(previous.text)) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
+    // (an exam item after "... A'.B." starts anew: its "B." was no initial; so does an answer's
+    // label after "... with inputs A and B.")
+    if (previous !== undefined && !EXAM_ITEM.test(sentence) && !ANSWER_LABEL.test(sentence) && ((INITIAL_AT_END.test(previous.text) && !UNIT_AT_END.test(previous.text)) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
       const joined = `${previous.text} ${sentence}`;
       out[out.length - 1] = { ...previous, text: joined, ...classify(joined, afterProse.at(-1)!, inItem.at(-1)! || inExam.at(-1)!) };
       marked[marked.length - 1] ||= marks;
