@@ -169,6 +169,16 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('What is the truth table of the XOR gate?', [passage(paper)]).answer).toMatch(/^Answer: the XOR output is 1 only when the inputs are different\./);
   });
 
+  test('a sentence labelled as an answer answers however it ends (code ends with a semicolon)', () => {
+    const paper = [
+      '(c) Write an SQL query to list the titles of all books written by the author "Martin Wickramasinghe".',
+      "Answer: SELECT Title FROM Book WHERE Author = 'Martin Wickramasinghe';",
+      '(d) Write an SQL query to show how many loans each student has made.',
+      'Answer: SELECT StudentID, COUNT(*) FROM Loan GROUP BY StudentID;',
+    ].join('\n');
+    expect(extractiveAnswer('How do I write an SQL query to count how many loans each student has made?', [passage(paper)]).answer).toBe('Answer: SELECT StudentID, COUNT(*) FROM Loan GROUP BY StudentID;');
+  });
+
   test("a spreadsheet's error value ending in '?' or '!' does not end its sentence: the item answers", () => {
     const errors = ['Common error messages', '- #DIV/0! appears when a formula divides by zero or by an empty cell.', '- #NAME? appears when the function name is misspelt, for example =SUMM(B2:B6).'].join('\n');
     const binary = passage('The rules are 0 + 0 = 0, 0 + 1 = 1, 1 + 1 = 10 (write 0, carry 1).');

@@ -729,7 +729,8 @@ function withoutGluedHeading(sentence: string): string {
 function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sentence, 'prose' | 'answers'> {
   if (inItem || !HAS_LETTER.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text) || BLANK.test(text) || EXERCISE.test(text)) return { prose: false, answers: false };
   if (QUESTION_END.test(text)) return { prose: false, answers: inParagraph };
-  const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS;
+  // what is labelled an answer is one, however it ends ("Answer: SELECT ... GROUP BY StudentID;")
+  const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS || ANSWER_LABEL.test(text);
   return { prose, answers: prose };
 }
 
