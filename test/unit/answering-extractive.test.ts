@@ -581,6 +581,16 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Why is photosynthesis important?', [underProse]).used).toEqual([]);
   });
 
+  test('a list a sentence announces (it ends in a colon) answers with its items, also phrases without closing punctuation', () => {
+    const sinhala = passage('මිරිදිය සීමිත සම්පතකි. ජලය සංරක්ෂණය සඳහා අපට කළ හැකි දේ:\n• වැසි ජලය ටැංකිවල එකතු කර භාවිත කිරීම\n• කරාම වසා තබා ජලය නාස්ති නොකිරීම', 'sinhala');
+    expect(extractiveAnswer('ජලය සංරක්ෂණය සඳහා අපට කළ හැකි දේ මොනවාද?', [sinhala]).answer).toMatch(/^(වැසි ජලය ටැංකිවල|කරාම වසා තබා)[^•]*කිරීම$/);
+    const english = passage('Fresh water is scarce in the dry zone. Ways we can save water at home:\n- Collecting rain water from the roof in tanks\n- Closing the taps while we brush our teeth');
+    expect(extractiveAnswer('How can we save water at home?', [english]).answer).toMatch(/^(Collecting rain water|Closing the taps)/);
+    // an instruction's or a question's list is no answer, nor are its phrases
+    const exercise = passage('Water is needed by all living things.\nList three ways we can save water at home:\n- Ways of saving water at home in the dry zone\n- What do we save water at home for?');
+    expect(extractiveAnswer('How can we save water at home?', [exercise]).answer).not.toMatch(/Ways of saving|What do we/);
+  });
+
   test("a list under a question is its options or instructions, judged by their own words; a list's intro line ends no block", () => {
     const options = passage('5. What is the function of the xylem in a plant?\n(1) Making food in the leaves by day.\n(2) Giving out oxygen made during the day.\n(3) Taking in carbon dioxide at night.\n\nXylem vessels carry water and minerals from the roots to the leaves.');
     expect(extractiveAnswer('What is the function of the xylem in a plant?', [options]).answer).toBe('Xylem vessels carry water and minerals from the roots to the leaves.');

@@ -93,6 +93,8 @@ const EXERCISE = /^(?:fill in|write|answer|choose|select|underline|match|complet
 // A glossary's entry: a term of a few words, then a colon or a dash, then its definition
 const GLOSSARY_ENTRY = /^[\p{L}\p{M}][\p{L}\p{M}'’ ]{0,40}?(?::|\s[-–—])\s/u;
 // What separates a sentence from the one on the line before it (no blank line between)
+// a sentence that announces a list: "Ways to save water:", "... අපට කළ හැකි දේ:"
+const INTRODUCES = /:$/u;
 const NEXT_LINE = /^[^\S\n]*\n[^\S\n]*$/u;
 // A numbered line's number ("3. Dip the leaf ...", "(2) ...")
 const NUMBERED = /^\(?\d{1,3}[.)]\s/u;
@@ -194,6 +196,12 @@ interface AnalysedSentence {
    * quoted from its first sentence, and only with the rest of its own line after it.
    */
   item?: number;
+  /**
+   * On an item's first sentence: its list follows a sentence ending in ":" ("... ජලය සංරක්ෂණය
+   * සඳහා අපට කළ හැකි දේ:"), whose words the item is judged with; such an item may be a phrase
+   * without closing punctuation ("• වැසි ජලය ටැංකිවල එකතු කර භාවිත කිරීම").
+   */
+  introduced?: boolean;
   /** which paragraph of the passage it is in (paragraphs are apart by a blank line): an answer goes on within its own */
   paragraph: number;
   /** its language by its letters (sentenceLanguage: a share of them in Sinhala or Tamil makes it so) */
@@ -313,7 +321,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
         // language (a bilingual glossary's item gives a term in both)
         first = position;
         while (first > sentence.item && own[first - 1]!.language === sentence.language) first--;
-        if (!standsAlone(own[first]!.text)) continue;
+        if (!standsAlone(own[first]!.text, own[sentence.item]!.introduced === true)) continue;
         if (position - first >= MAX_SENTENCES) continue;
         words = own.slice(first, position + 1).reduce((sum, s) => sum + s.words, 0);
       } else if (under !== undefined) {
@@ -528,9 +536,9 @@ function match(asked: Word, word: Word): number {
  * heading run into its first sentence
  * ("Classification Features of Animals Animals are ...") is left out.
  */
-function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item' | 'paragraph'>[] {
+function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item' | 'introduced' | 'paragraph'>[] {
   const text = headingsApart(passageText);
-  const out: Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item' | 'paragraph'>[] = [];
+  const out: Pick<Sentence, 'text' | 'prose' | 'answers' | 'under' | 'item' | 'introduced' | 'paragraph'>[] = [];
   // whether each sentence follows prose (or a question inside a paragraph) on its line: a question there is in a paragraph too
   const afterProse: boolean[] = [];
   // whether each sentence starts on the line where the one before it ends
@@ -641,6 +649,18 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // its first sentence; not under a question, whose items are its options or instructions
     else if (!asks) for (; k < out.length && out[k]!.item !== undefined; k++) if (out[k]!.item === k) out[k]!.under = under;
   }
+  // a list after a sentence ending in ":" is what that sentence announces, unless it instructs
+  // ("Answer the following questions:", "List three uses of water:")
+  for (let k = 1; k < out.length; k++) {
+    const intro = out[k - 1]!;
+    if (out[k]!.item !== k || intro.item !== undefined || !INTRODUCES.test(intro.text) || EXERCISE.test(intro.text) || instructs(intro.text)) continue;
+    for (let j = k; j < out.length && out[j]!.item !== undefined; j++) {
+      if (out[j]!.item !== j) continue;
+      out[j]!.introduced = true;
+      out[j]!.under ??= { from: k - 1, to: k - 1, weight: HEADING_WEIGHT };
+      out[j]!.answers ||= HAS_LETTER.test(out[j]!.text) && !QUESTION_END.test(out[j]!.text) && !BLANK.test(out[j]!.text);
+    }
+  }
   return out;
 }
 
@@ -735,13 +755,14 @@ function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sen
 }
 
 /**
- * A list item's first sentence (its bullet taken off) that stands alone: punctuated as a sentence,
+ * A list item's first sentence (its bullet taken off) that stands alone: punctuated as a sentence
+ * (or, in a list a sentence introduces, anything but a question),
  * long enough to say something, not an exam item nor a sublist, and not pointing back early on to
  * what comes before the list ("He built ...").
  */
-function standsAlone(text: string): boolean {
+function standsAlone(text: string, introduced: boolean): boolean {
   return (
-    SENTENCE_END.test(text) &&
+    (introduced ? !QUESTION_END.test(text) : SENTENCE_END.test(text)) &&
     wordCount(text) >= MIN_ITEM_WORDS[sentenceLanguage(text)] &&
     HAS_LETTER.test(text) &&
     !EXAM_ITEM.test(text) &&
