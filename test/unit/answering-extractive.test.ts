@@ -581,6 +581,20 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('Why is photosynthesis important?', [underProse]).used).toEqual([]);
   });
 
+  test('notes of one fact a line: a line that ends a sentence with room left on it ends its paragraph', () => {
+    const notes = passage(
+      [
+        'A car travels at 20 m/s on the main road.',
+        'Water freezes at 0 °C and boils at 100 °C at sea level.',
+        'Light travels much faster than sound through air.',
+      ].join('\n'),
+    );
+    expect(extractiveAnswer('How fast does the car travel on the main road?', [notes]).answer).toBe('A car travels at 20 m/s on the main road.');
+    // a PDF's paragraph wraps at the margin: its lines go on
+    const wrapped = passage('A car travels at 20 m/s on the main road, which is straight and\nflat. It slows down near the school, where children cross the road\nevery morning. Water freezes at 0 °C and boils at 100 °C.\nLight travels much faster than sound through the air we breathe.');
+    expect(extractiveAnswer('Where does the car slow down?', [wrapped]).answer).toMatch(/^It slows down near the school|^A car travels at 20 m\/s/);
+  });
+
   test('a list a sentence announces (it ends in a colon) answers with its items, also phrases without closing punctuation', () => {
     const sinhala = passage('මිරිදිය සීමිත සම්පතකි. ජලය සංරක්ෂණය සඳහා අපට කළ හැකි දේ:\n• වැසි ජලය ටැංකිවල එකතු කර භාවිත කිරීම\n• කරාම වසා තබා ජලය නාස්ති නොකිරීම', 'sinhala');
     expect(extractiveAnswer('ජලය සංරක්ෂණය සඳහා අපට කළ හැකි දේ මොනවාද?', [sinhala]).answer).toMatch(/^(වැසි ජලය ටැංකිවල|කරාම වසා තබා)[^•]*කිරීම$/);

@@ -685,11 +685,13 @@ function words(text: string): string[] {
 }
 
 /**
- * A blank line after each line that reads as a heading or a paragraph's end: it has no closing
- * punctuation, and the next line's first word would have fitted on it, so the line did not stop at
- * the margin (in English the next line must also start with a capital). The sentence splitter
- * joins the lines a PDF wraps, so without this a heading of more than a few words ("Grade 8
- * History, Chapter 2: The Founding of Anuradhapura") would be run into the sentence under it.
+ * A blank line after each line that reads as a heading or a paragraph's end: the next line's first
+ * word would have fitted on it, so the line did not stop at the margin, and it has no closing
+ * punctuation or ends a sentence (the next line must not go on in lower case). The sentence
+ * splitter joins the lines a PDF wraps, so without this a heading of more than a few words ("Grade
+ * 8 History, Chapter 2: The Founding of Anuradhapura") would be run into the sentence under it,
+ * and notes of one fact a line ("A car travels at 20 m/s.\nWater freezes at 0 °C.") would be one
+ * paragraph, an answer going on into the next line's fact.
  */
 function headingsApart(text: string): string {
   const lines = text.split('\n');
@@ -701,8 +703,8 @@ function headingsApart(text: string): string {
       const next = lines[i + 1]?.trim() ?? '';
       const nextWord = next.split(/\s/)[0]!;
       const stopsShort = line.trim().length + 1 + nextWord.length < FULL_SHARE * full;
-      const heading = line.trim() !== '' && next !== '' && !LINE_END.test(line) && stopsShort && !/^\p{Ll}/u.test(next);
-      return heading ? `${line}\n` : line;
+      const ends = !LINE_END.test(line) || SENTENCE_END.test(line.trim());
+      return line.trim() !== '' && next !== '' && ends && stopsShort && !/^\p{Ll}/u.test(next) ? `${line}\n` : line;
     })
     .join('\n');
 }
