@@ -600,9 +600,16 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('ජලය සංරක්ෂණය සඳහා අපට කළ හැකි දේ මොනවාද?', [sinhala]).answer).toMatch(/^(වැසි ජලය ටැංකිවල|කරාම වසා තබා)[^•]*කිරීම$/);
     const english = passage('Fresh water is scarce in the dry zone. Ways we can save water at home:\n- Collecting rain water from the roof in tanks\n- Closing the taps while we brush our teeth');
     expect(extractiveAnswer('How can we save water at home?', [english]).answer).toMatch(/^(Collecting rain water|Closing the taps)/);
-    // an instruction's or a question's list is no answer, nor are its phrases
+    // an instruction's or a question's list is no answer, nor are its phrases, nor a title's
+    // ("Contents:", a question's stem on its own line) or objectives' ("describe ...")
     const exercise = passage('Water is needed by all living things.\nList three ways we can save water at home:\n- Ways of saving water at home in the dry zone\n- What do we save water at home for?');
     expect(extractiveAnswer('How can we save water at home?', [exercise]).answer).not.toMatch(/Ways of saving|What do we/);
+    const contents = passage('Contents:\n- Structure and function of the cell membrane\n- The nucleus and its parts in plant cells\n\nThe cell membrane is made of a double layer of lipids.');
+    expect(extractiveAnswer('What is the structure of the cell membrane?', [contents]).answer).toBe('The cell membrane is made of a double layer of lipids.');
+    const stem = passage('The gas that plants take in during photosynthesis is:\n- oxygen that is given out by the leaves in daylight\n- carbon dioxide that is taken in through the stomata');
+    expect(extractiveAnswer('What gas do plants take in during photosynthesis?', [stem]).answer).not.toMatch(/^oxygen/);
+    const outcomes = passage('This lesson is about the heart. By the end of it you will be able to:\n• describe the structure of the human heart and its four chambers\n\nThe heart pumps blood around the body.');
+    expect(extractiveAnswer('What is the structure of the heart?', [outcomes]).answer).not.toMatch(/^describe/);
   });
 
   test("a list under a question is its options or instructions, judged by their own words; a list's intro line ends no block", () => {

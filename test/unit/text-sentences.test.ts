@@ -55,15 +55,18 @@ describe('sentences', () => {
     expect(sentences('The current in a circuit with a long wire is measured in amperes by an\nammeter joined in series.')).toEqual(['The current in a circuit with a long wire is measured in amperes by an ammeter joined in series.']);
   });
 
-  test("'?' or '!' before a lower-case word on its line does not end a sentence; before a capital or at a line's end it does", () => {
+  test("a spreadsheet's error value ('#NAME?', '#DIV/0!') before a lower-case word does not end a sentence; other '?' and '!' do", () => {
     expect(sentences('#NAME? appears when a name is misspelt. #DIV/0! appears when a formula divides by zero.')).toEqual(['#NAME? appears when a name is misspelt.', '#DIV/0! appears when a formula divides by zero.']);
-    expect(sentences('What is a cell? A cell is a box. Stop! It is hot.')).toEqual(['What is a cell?', 'A cell is a box.', 'Stop!', 'It is hot.']);
+    expect(sentences('What is a cell? A cell is a box. Stop! It is hot. Is it alive? no.')).toEqual(['What is a cell?', 'A cell is a box.', 'Stop!', 'It is hot.', 'Is it alive?', 'no.']);
     expect(sentences('What is it?\n\nmass is conserved.')).toEqual(['What is it?', 'mass is conserved.']);
   });
 
   test('a sentence ends before a space only, not inside a formula', () => {
     expect(sentences("Answer: (A + B)' = A'.B' and (A.B)' = A' + B'. In words, it is so.")).toEqual(["Answer: (A + B)' = A'.B' and (A.B)' = A' + B'.", 'In words, it is so.']);
     expect(sentences("Answer: X = A.(B + B') = A.1 = A. The circuit needs no gate.")).toEqual(["Answer: X = A.(B + B') = A.1 = A.", 'The circuit needs no gate.']);
+    // a space the text lacks still ends one
+    expect(sentences('ශ්‍රී ලංකාව දිවයිනකි.ශ්‍රී ලංකාවට 1948 දී නිදහස ලැබුණි.')).toEqual(['ශ්‍රී ලංකාව දිවයිනකි.', 'ශ්‍රී ලංකාවට 1948 දී නිදහස ලැබුණි.']);
+    expect(sentences('It was free in 1948.The first prime minister was chosen.')).toEqual(['It was free in 1948.', 'The first prime minister was chosen.']);
   });
 
   test("an era's dotted abbreviation ends no sentence before a number or a Sinhala or Tamil word; before a capital it may", () => {
@@ -73,6 +76,10 @@ describe('sentences', () => {
     ]);
     expect(sentences('විජයබාහු කුමරු ක්‍රි.ව. 1070 දී චෝළයන් පරාජය කළේය. ඔහු රජ විය.')).toEqual(['විජයබාහු කුමරු ක්‍රි.ව. 1070 දී චෝළයන් පරාජය කළේය.', 'ඔහු රජ විය.']);
     expect(sentences('It was built in 300 B.C. The king died later.')).toEqual(['It was built in 300 B.C.', 'The king died later.']);
+    expect(sentences('It was built in A.D. 1153 by the king.')).toEqual(['It was built in A.D. 1153 by the king.']);
+    // other dotted words end their sentence
+    expect(sentences('Visit www.nie.lk. ශාක ගැන කියවන්න.')).toEqual(['Visit www.nie.lk.', 'ශාක ගැන කියවන්න.']);
+    expect(sentences('The class ends at 1.30 p.m. ළමයින් ගෙදර යති.')).toEqual(['The class ends at 1.30 p.m.', 'ළමයින් ගෙදර යති.']);
   });
 
   test('a decimal point does not end a sentence', () => {

@@ -71,10 +71,10 @@ const TAMIL_LETTER = /[\u0B80-\u0BFF]/u;
 /** Text with a letter in it: not a formula, a number or punctuation alone. */
 const HAS_LETTER = /\p{L}/u;
 const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\d+)\s/iu;
-// List items and Markdown headings ("## Common errors", not "#DIV/0! appears ..." nor "##### appears
-// ...") are fragments, whatever punctuation they end with, and so is text with list items run
-// into it ("... you will be able to: • Describe ... • List ...")
-const FRAGMENT = new RegExp(`^(#{1,6}\\s+(?!\\p{Ll})|${LIST_BULLET})`, 'u');
+// List items and Markdown headings ("## pH scale", not "#DIV/0! appears ..." nor a spreadsheet's
+// "##### appears ...") are fragments, whatever punctuation they end with, and so is text with list
+// items run into it ("... you will be able to: • Describe ... • List ...")
+const FRAGMENT = new RegExp(`^(#{1,4}\\s|${LIST_BULLET})`, 'u');
 const RUN_IN_ITEMS = /\s[•▪◦●■►]\s/u;
 // A list item, whose later sentences on its line are fragments too: "• #DIV/0! appears when ..."
 // is one item that the sentence segmenter cuts after "#DIV/0!", and its tail without its subject
@@ -92,9 +92,9 @@ const BLANK = /_{3,}|\.{4,}|…{2,}|-{4,}/u;
 const EXERCISE = /^(?:fill in|write|answer|choose|select|underline|match|complete|tick|circle|state whether)\s+(?:the|each|all|any|in|a|an|true)\b.*\b(?:blanks?|following|questions?|statements?|correct|true|false|suitable|columns?)\b|හිස්තැන්|කෙටි පිළිතුරු|கோடிட்ட\s+இடங்கள|பொருத்தமான\s+சொல்/iu;
 // A glossary's entry: a term of a few words, then a colon or a dash, then its definition
 const GLOSSARY_ENTRY = /^[\p{L}\p{M}][\p{L}\p{M}'’ ]{0,40}?(?::|\s[-–—])\s/u;
-// What separates a sentence from the one on the line before it (no blank line between)
-// a sentence that announces a list: "Ways to save water:", "... අපට කළ හැකි දේ:"
+// A sentence that announces a list: "... ජලය සංරක්ෂණය සඳහා අපට කළ හැකි දේ:"
 const INTRODUCES = /:$/u;
+// What separates a sentence from the one on the line before it (no blank line between)
 const NEXT_LINE = /^[^\S\n]*\n[^\S\n]*$/u;
 // A numbered line's number ("3. Dip the leaf ...", "(2) ...")
 const NUMBERED = /^\(?\d{1,3}[.)]\s/u;
@@ -108,6 +108,8 @@ const TRUE_OR_FALSE = [
 ];
 // An answer's label ("Answer:", "පිළිතුර:", "விடை:"): an answer, wherever it stands
 const ANSWER_LABEL = /^(?:answer|ans|පිළිතුර|விடை)\s*:/iu;
+// an answer's label with the answer after it ("Answer: SELECT ...;"; a bare "Answer:" is a label)
+const LABELLED_ANSWER = new RegExp(`${ANSWER_LABEL.source}\\s*[\\p{L}\\p{N}]`, 'iu');
 /** A sentence is Sinhala or Tamil when at least this share of its letters are in that script (not an English sentence with a gloss). */
 const SCRIPT_SHARE = 0.3;
 /**
@@ -649,13 +651,16 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // its first sentence; not under a question, whose items are its options or instructions
     else if (!asks) for (; k < out.length && out[k]!.item !== undefined; k++) if (out[k]!.item === k) out[k]!.under = under;
   }
-  // a list after a sentence ending in ":" is what that sentence announces, unless it instructs
-  // ("Answer the following questions:", "List three uses of water:")
-  for (let k = 1; k < out.length; k++) {
+  // a list after a sentence ending in ":" that closes a paragraph's line is what that sentence
+  // announces, unless it instructs ("List three uses of water:"); a line of its own ending so is a
+  // title ("Contents:", "Key words:", "Materials:", "You will be able to:", a question's stem)
+  for (let k = 2; k < out.length; k++) {
     const intro = out[k - 1]!;
-    if (out[k]!.item !== k || intro.item !== undefined || !INTRODUCES.test(intro.text) || EXERCISE.test(intro.text) || instructs(intro.text)) continue;
+    const announces = onLine[k - 1] && out[k - 2]!.prose && INTRODUCES.test(intro.text) && !EXERCISE.test(intro.text) && !instructs(intro.text);
+    if (out[k]!.item !== k || intro.item !== undefined || !announces) continue;
     for (let j = k; j < out.length && out[j]!.item !== undefined; j++) {
-      if (out[j]!.item !== j) continue;
+      // (an objective's "describe ...", "explain ..." instructs)
+      if (out[j]!.item !== j || INSTRUCTIONS.has(words(out[j]!.text)[0] ?? '')) continue;
       out[j]!.introduced = true;
       out[j]!.under ??= { from: k - 1, to: k - 1, weight: HEADING_WEIGHT };
       out[j]!.answers ||= HAS_LETTER.test(out[j]!.text) && !QUESTION_END.test(out[j]!.text) && !BLANK.test(out[j]!.text);
@@ -752,7 +757,7 @@ function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sen
   if (inItem || !HAS_LETTER.test(text) || EXAM_ITEM.test(text) || FRAGMENT.test(text) || RUN_IN_ITEMS.test(text) || BLANK.test(text) || EXERCISE.test(text)) return { prose: false, answers: false };
   if (QUESTION_END.test(text)) return { prose: false, answers: inParagraph };
   // what is labelled an answer is one, however it ends ("Answer: SELECT ... GROUP BY StudentID;")
-  const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS || ANSWER_LABEL.test(text);
+  const prose = SENTENCE_END.test(text) || wordCount(text) >= MIN_UNPUNCTUATED_WORDS || LABELLED_ANSWER.test(text);
   return { prose, answers: prose };
 }
 

@@ -22,13 +22,22 @@ const LINE_WRAP = new RegExp(
 // A number alone ("4.", "(2)"): the segmenter ends a sentence after a numbered line's number
 const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // The segmenter ends a sentence at "?" or "!" even before a lower-case word, as in a spreadsheet's
-// error values ("#NAME? appears when ...", "#DIV/0! appears ..."): a sentence does not start so
-const ASKS_OR_EXCLAIMS = /[?!]$/u;
+// error values ("#NAME? appears when ...", "#DIV/0! appears ..."), which end none
+const ERROR_VALUE_AT_END = /(?:^|\s)#[^\s#]*[?!]$/u;
 const LOWER_CASE_START = /^[a-z]/u;
-// An abbreviation of dotted parts, such as an era's ("கி.பி. 1017 இல்", "ක්‍රි.ව. 1070 දී", "A.D. 1070"),
-// ends no sentence before a number, a lower-case word or a Sinhala or Tamil one
-const DOTTED_ABBREVIATION_AT_END = /(?:^|\s|\()(?:[\p{L}\p{M}\u200C\u200D]{1,6}\.){2,3}$/u;
-const GOES_ON = /^[\p{N}\p{Ll}\u0D80-\u0DFF\u0B80-\u0BFF]/u;
+// An era's abbreviation ends no sentence before its year or century ("கி.பி. 1017 இல்", "கி.பி.
+// பத்தாம் நூற்றாண்டின்", "ක්‍රි.ව. 1070 දී", "A.D. 1070")
+const SINHALA_TAMIL_ERA_AT_END = /(?:^|\s|\()(?:ක්\u200D?රි\.\s?(?:ව|පූ)|கி\.\s?(?:பி|மு))\.$/u;
+const ENGLISH_ERA_AT_END = /(?:^|\s|\()(?:A\.D|B\.C|C\.E|B\.C\.E)\.$/u;
+const SINHALA_TAMIL_OR_DIGIT_START = /^[\p{N}\u0D80-\u0DFF\u0B80-\u0BFF]/u;
+const DIGIT_START = /^\p{N}/u;
+// The segmenter also ends a sentence where no space follows: inside a formula, after a prime
+// ("A'.B'") or a stop before a parenthesis ("X = A.(B + B')"), and between the dotted parts of a
+// Sinhala or Tamil abbreviation ("கி.பி.", "ක්‍රි.ව.", "ඩී.එස්."). Elsewhere a missing space is the
+// text's ("දිවයිනකි.ශ්‍රී ලංකාවේ ...", "in 1948.The ...") and ends the sentence.
+const FORMULA_AT_END = /(?:['’′]\.|\.[([])$/u;
+const SINHALA_TAMIL_PART_AT_END = /(?:^|[\s(.])[\u0D80-\u0DFF\u0B80-\u0BFF\u200D]{1,5}\.$/u;
+const SINHALA_TAMIL_START = /^[\u0D80-\u0DFF\u0B80-\u0BFF]/u;
 
 /**
  * Where the sentences of a text are: each span starts and ends at non-whitespace.
@@ -44,14 +53,14 @@ export function sentenceSpans(text: string): Span[] {
     const previous = spans.at(-1);
     const gap = previous ? text.slice(previous.end, index + lead) : '\n';
     const before = gap.includes('\n') ? undefined : text.slice(previous!.start, previous!.end);
-    // a sentence ends before a space: the segmenter ends one inside a formula too ("A'.B'",
-    // "X = A.(B + B')"); and a numbered line's number belongs to the sentence after it on its line
-    // ("1. The unit of ...")
+    // (a numbered line's number belongs to the sentence after it on its line: "1. The unit of ...")
+    const last = before ?? '';
     const goesOn =
-      gap === '' ||
-      NUMBER_ALONE.test(before ?? '') ||
-      (ASKS_OR_EXCLAIMS.test(before ?? '') && LOWER_CASE_START.test(content)) ||
-      (DOTTED_ABBREVIATION_AT_END.test(before ?? '') && GOES_ON.test(content));
+      (gap === '' && (FORMULA_AT_END.test(last) || (SINHALA_TAMIL_PART_AT_END.test(last) && SINHALA_TAMIL_START.test(content)))) ||
+      NUMBER_ALONE.test(last) ||
+      (ERROR_VALUE_AT_END.test(last) && LOWER_CASE_START.test(content)) ||
+      (SINHALA_TAMIL_ERA_AT_END.test(last) && SINHALA_TAMIL_OR_DIGIT_START.test(content)) ||
+      (ENGLISH_ERA_AT_END.test(last) && DIGIT_START.test(content));
     if (before !== undefined && goesOn) previous!.end = index + lead + content.length;
     else spans.push({ start: index + lead, end: index + lead + content.length });
   }
