@@ -177,6 +177,8 @@ describe('extractive answers', () => {
       'Answer: SELECT StudentID, COUNT(*) FROM Loan GROUP BY StudentID;',
     ].join('\n');
     expect(extractiveAnswer('How do I write an SQL query to count how many loans each student has made?', [passage(paper)]).answer).toBe('Answer: SELECT StudentID, COUNT(*) FROM Loan GROUP BY StudentID;');
+    const formula = passage('3. Write a formula to find the total of the marks in cells B2 to B10. [2 marks]\nAnswer: =SUM(B2:B10)\n4. Name the chart that shows parts of a whole. [1 mark]\nAnswer: a pie chart.');
+    expect(extractiveAnswer('What formula finds the total of the marks in cells B2 to B10?', [formula]).answer).toBe('Answer: =SUM(B2:B10)');
   });
 
   test("a spreadsheet's error value ending in '?' or '!' does not end its sentence: the item answers", () => {
@@ -590,6 +592,11 @@ describe('extractive answers', () => {
       ].join('\n'),
     );
     expect(extractiveAnswer('How fast does the car travel on the main road?', [notes]).answer).toBe('A car travels at 20 m/s on the main road.');
+    // a line that points back goes on with the sentence before it, also under a list item
+    const osmosis = passage('Water moves into the roots by a process that is called osmosis.\nIt happens in root hair cells, which have a large surface.\nAll living cells need water to stay alive and healthy.');
+    expect(extractiveAnswer('What is osmosis?', [osmosis]).answer).toMatch(/called osmosis\. It happens in root hair cells/);
+    const transpiration = passage('- Transpiration is the loss of water from leaves.\nIt happens mostly through small pores called stomata on the underside of leaves.\n- Infiltration is the soaking of water into the soil.');
+    expect(extractiveAnswer('Where does transpiration happen mostly?', [transpiration]).answer).toMatch(/^Transpiration is the loss of water from leaves\. It happens/);
     // a PDF's paragraph wraps at the margin: its lines go on
     const wrapped = passage('A car travels at 20 m/s on the main road, which is straight and\nflat. It slows down near the school, where children cross the road\nevery morning. Water freezes at 0 °C and boils at 100 °C.\nLight travels much faster than sound through the air we breathe.');
     expect(extractiveAnswer('Where does the car slow down?', [wrapped]).answer).toMatch(/^It slows down near the school|^A car travels at 20 m\/s/);
@@ -604,6 +611,10 @@ describe('extractive answers', () => {
     // ("Contents:", a question's stem on its own line) or objectives' ("describe ...")
     const exercise = passage('Water is needed by all living things.\nList three ways we can save water at home:\n- Ways of saving water at home in the dry zone\n- What do we save water at home for?');
     expect(extractiveAnswer('How can we save water at home?', [exercise]).answer).not.toMatch(/Ways of saving|What do we/);
+    const ownLine = passage('Fresh water is scarce in the dry zone.\nWe can save water at home in these ways:\n- Collecting rain water from the roof in tanks\n- Closing the taps while we brush our teeth');
+    expect(extractiveAnswer('How can we save water at home?', [ownLine]).answer).toMatch(/^(Collecting rain water|Closing the taps)/);
+    const excel = passage('Excel opens with an empty workbook. The main parts of the Excel window are:\n- Name Box, which shows the address of the active cell\n- Formula Bar, which shows what the active cell holds');
+    expect(extractiveAnswer('What does the Name Box show?', [excel]).answer).toBe('Name Box, which shows the address of the active cell');
     const contents = passage('Contents:\n- Structure and function of the cell membrane\n- The nucleus and its parts in plant cells\n\nThe cell membrane is made of a double layer of lipids.');
     expect(extractiveAnswer('What is the structure of the cell membrane?', [contents]).answer).toBe('The cell membrane is made of a double layer of lipids.');
     const stem = passage('The gas that plants take in during photosynthesis is:\n- oxygen that is given out by the leaves in daylight\n- carbon dioxide that is taken in through the stomata');

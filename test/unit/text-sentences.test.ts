@@ -55,9 +55,10 @@ describe('sentences', () => {
     expect(sentences('The current in a circuit with a long wire is measured in amperes by an\nammeter joined in series.')).toEqual(['The current in a circuit with a long wire is measured in amperes by an ammeter joined in series.']);
   });
 
-  test("a spreadsheet's error value ('#NAME?', '#DIV/0!') before a lower-case word does not end a sentence; other '?' and '!' do", () => {
+  test("a spreadsheet's error value ('#NAME?', '#DIV/0!') or a factorial before a lower-case word does not end a sentence; other '?' and '!' do", () => {
     expect(sentences('#NAME? appears when a name is misspelt. #DIV/0! appears when a formula divides by zero.')).toEqual(['#NAME? appears when a name is misspelt.', '#DIV/0! appears when a formula divides by zero.']);
     expect(sentences('What is a cell? A cell is a box. Stop! It is hot. Is it alive? no.')).toEqual(['What is a cell?', 'A cell is a box.', 'Stop!', 'It is hot.', 'Is it alive?', 'no.']);
+    expect(sentences('5! means 5 × 4 × 3 × 2 × 1, which is 120.')).toEqual(['5! means 5 × 4 × 3 × 2 × 1, which is 120.']);
     expect(sentences('What is it?\n\nmass is conserved.')).toEqual(['What is it?', 'mass is conserved.']);
   });
 
@@ -77,6 +78,14 @@ describe('sentences', () => {
     expect(sentences('විජයබාහු කුමරු ක්‍රි.ව. 1070 දී චෝළයන් පරාජය කළේය. ඔහු රජ විය.')).toEqual(['විජයබාහු කුමරු ක්‍රි.ව. 1070 දී චෝළයන් පරාජය කළේය.', 'ඔහු රජ විය.']);
     expect(sentences('It was built in 300 B.C. The king died later.')).toEqual(['It was built in 300 B.C.', 'The king died later.']);
     expect(sentences('It was built in A.D. 1153 by the king.')).toEqual(['It was built in A.D. 1153 by the king.']);
+    // a name's initials too; a stop without a space after a word is still a sentence's end
+    expect(sentences('ශ්‍රී ලංකාවට 1948 දී නිදහස ලැබුණි. ඩී.එස්. සේනානායක පළමු අගමැතිවරයා විය. ක්‍රි.ව. 1070 දී ඔහු පැමිණියේය.')).toEqual([
+      'ශ්‍රී ලංකාවට 1948 දී නිදහස ලැබුණි.',
+      'ඩී.එස්. සේනානායක පළමු අගමැතිවරයා විය.',
+      'ක්‍රි.ව. 1070 දී ඔහු පැමිණියේය.',
+    ]);
+    expect(sentences('டி.எஸ். சேனநாயக்கா முதல் பிரதமர் ஆவார்.')).toEqual(['டி.எஸ். சேனநாயக்கா முதல் பிரதமர் ஆவார்.']);
+    expect(sentences('අගනුවර කොළඹ වේ.එය විශාල නගරයකි.')).toEqual(['අගනුවර කොළඹ වේ.', 'එය විශාල නගරයකි.']);
     // other dotted words end their sentence
     expect(sentences('Visit www.nie.lk. ශාක ගැන කියවන්න.')).toEqual(['Visit www.nie.lk.', 'ශාක ගැන කියවන්න.']);
     expect(sentences('The class ends at 1.30 p.m. ළමයින් ගෙදර යති.')).toEqual(['The class ends at 1.30 p.m.', 'ළමයින් ගෙදර යති.']);

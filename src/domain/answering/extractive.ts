@@ -92,8 +92,11 @@ const BLANK = /_{3,}|\.{4,}|…{2,}|-{4,}/u;
 const EXERCISE = /^(?:fill in|write|answer|choose|select|underline|match|complete|tick|circle|state whether)\s+(?:the|each|all|any|in|a|an|true)\b.*\b(?:blanks?|following|questions?|statements?|correct|true|false|suitable|columns?)\b|හිස්තැන්|කෙටි පිළිතුරු|கோடிட்ட\s+இடங்கள|பொருத்தமான\s+சொல்/iu;
 // A glossary's entry: a term of a few words, then a colon or a dash, then its definition
 const GLOSSARY_ENTRY = /^[\p{L}\p{M}][\p{L}\p{M}'’ ]{0,40}?(?::|\s[-–—])\s/u;
-// A sentence that announces a list: "... ජලය සංරක්ෂණය සඳහා අපට කළ හැකි දේ:"
+// A sentence that announces a list: "... ජලය සංරක්ෂණය සඳහා අපට කළ හැකි දේ:", "We can save water in these ways:"
 const INTRODUCES = /:$/u;
+const MIN_ANNOUNCING_WORDS = 4;
+// a multiple-choice question's stem: "The gas that plants take in is:"
+const STEM = /\s(?:is|are|was|were)\s*:$/iu;
 // What separates a sentence from the one on the line before it (no blank line between)
 const NEXT_LINE = /^[^\S\n]*\n[^\S\n]*$/u;
 // A numbered line's number ("3. Dip the leaf ...", "(2) ...")
@@ -108,8 +111,8 @@ const TRUE_OR_FALSE = [
 ];
 // An answer's label ("Answer:", "පිළිතුර:", "விடை:"): an answer, wherever it stands
 const ANSWER_LABEL = /^(?:answer|ans|පිළිතුර|விடை)\s*:/iu;
-// an answer's label with the answer after it ("Answer: SELECT ...;"; a bare "Answer:" is a label)
-const LABELLED_ANSWER = new RegExp(`${ANSWER_LABEL.source}\\s*[\\p{L}\\p{N}]`, 'iu');
+// an answer's label with the answer after it ("Answer: SELECT ...;", "Answer: =SUM(B2:B10)"; a bare "Answer:" is a label)
+const LABELLED_ANSWER = new RegExp(`${ANSWER_LABEL.source}\\s*\\S`, 'iu');
 /** A sentence is Sinhala or Tamil when at least this share of its letters are in that script (not an English sentence with a gloss). */
 const SCRIPT_SHARE = 0.3;
 /**
@@ -651,16 +654,18 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // its first sentence; not under a question, whose items are its options or instructions
     else if (!asks) for (; k < out.length && out[k]!.item !== undefined; k++) if (out[k]!.item === k) out[k]!.under = under;
   }
-  // a list after a sentence ending in ":" that closes a paragraph's line is what that sentence
-  // announces, unless it instructs ("List three uses of water:"); a line of its own ending so is a
-  // title ("Contents:", "Key words:", "Materials:", "You will be able to:", a question's stem)
-  for (let k = 2; k < out.length; k++) {
+  // a list after a sentence ending in ":" is what that sentence announces, after prose on its line
+  // or as a line of its own of a few words, unless it instructs ("List three uses of water:");
+  // short titles ("Contents:", "Key words:") and a question's stem ("... is:") announce nothing, nor
+  // do learning outcomes (every item an instruction: "describe ...", "explain ...")
+  for (let k = 1; k < out.length; k++) {
     const intro = out[k - 1]!;
-    const announces = onLine[k - 1] && out[k - 2]!.prose && INTRODUCES.test(intro.text) && !EXERCISE.test(intro.text) && !instructs(intro.text);
-    if (out[k]!.item !== k || intro.item !== undefined || !announces) continue;
-    for (let j = k; j < out.length && out[j]!.item !== undefined; j++) {
-      // (an objective's "describe ...", "explain ..." instructs)
-      if (out[j]!.item !== j || INSTRUCTIONS.has(words(out[j]!.text)[0] ?? '')) continue;
+    const placed = onLine[k - 1] ? out[k - 2]!.prose : wordCount(intro.text) >= MIN_ANNOUNCING_WORDS && !STEM.test(intro.text);
+    if (out[k]!.item !== k || intro.item !== undefined || !INTRODUCES.test(intro.text) || !placed || EXERCISE.test(intro.text) || instructs(intro.text)) continue;
+    const items: number[] = [];
+    for (let j = k; j < out.length && out[j]!.item !== undefined; j++) if (out[j]!.item === j) items.push(j);
+    if (items.every((j) => INSTRUCTIONS.has(words(out[j]!.text)[0] ?? ''))) continue;
+    for (const j of items) {
       out[j]!.introduced = true;
       out[j]!.under ??= { from: k - 1, to: k - 1, weight: HEADING_WEIGHT };
       out[j]!.answers ||= HAS_LETTER.test(out[j]!.text) && !QUESTION_END.test(out[j]!.text) && !BLANK.test(out[j]!.text);
@@ -708,7 +713,8 @@ function headingsApart(text: string): string {
       const next = lines[i + 1]?.trim() ?? '';
       const nextWord = next.split(/\s/)[0]!;
       const stopsShort = line.trim().length + 1 + nextWord.length < FULL_SHARE * full;
-      const ends = !LINE_END.test(line) || SENTENCE_END.test(line.trim());
+      // (a sentence's end before a line that points back to it goes on: "... called osmosis.\nIt happens ...")
+      const ends = !LINE_END.test(line) || (SENTENCE_END.test(line.trim()) && !OPENS_POINTING_BACK.test(next));
       return line.trim() !== '' && next !== '' && ends && stopsShort && !/^\p{Ll}/u.test(next) ? `${line}\n` : line;
     })
     .join('\n');

@@ -22,22 +22,25 @@ const LINE_WRAP = new RegExp(
 // A number alone ("4.", "(2)"): the segmenter ends a sentence after a numbered line's number
 const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // The segmenter ends a sentence at "?" or "!" even before a lower-case word, as in a spreadsheet's
-// error values ("#NAME? appears when ...", "#DIV/0! appears ..."), which end none
-const ERROR_VALUE_AT_END = /(?:^|\s)#[^\s#]*[?!]$/u;
+// error values ("#NAME? appears when ...", "#DIV/0! appears ...") and a factorial ("5! means ..."),
+// which end none
+const MARK_IN_TERM_AT_END = /(?:^|\s)(?:#[^\s#]*[?!]|\p{N}+!|[a-z]!)$/u;
 const LOWER_CASE_START = /^[a-z]/u;
-// An era's abbreviation ends no sentence before its year or century ("கி.பி. 1017 இல்", "கி.பி.
-// பத்தாம் நூற்றாண்டின்", "ක්‍රි.ව. 1070 දී", "A.D. 1070")
-const SINHALA_TAMIL_ERA_AT_END = /(?:^|\s|\()(?:ක්\u200D?රි\.\s?(?:ව|පූ)|கி\.\s?(?:பி|மு))\.$/u;
+// A Sinhala or Tamil abbreviation of dotted parts, an era's or a name's initials ("கி.பி. 1017 இல்",
+// "கி.பி. பத்தாம் நூற்றாண்டின்", "ක්‍රි.ව. 1070 දී", "ඩී.එස්. සේනානායක"), ends no sentence before a
+// Sinhala or Tamil word or a number; nor does "A.D." before a year
+const SINHALA_TAMIL_PART = String.raw`[\u0D80-\u0DFF\u0B80-\u0BFF\u200D]{1,8}\.`;
+const SINHALA_TAMIL_ABBREVIATION_AT_END = new RegExp(`(?:^|[\\s(])(?:${SINHALA_TAMIL_PART}){2,5}$`, 'u');
 const ENGLISH_ERA_AT_END = /(?:^|\s|\()(?:A\.D|B\.C|C\.E|B\.C\.E)\.$/u;
 const SINHALA_TAMIL_OR_DIGIT_START = /^[\p{N}\u0D80-\u0DFF\u0B80-\u0BFF]/u;
 const DIGIT_START = /^\p{N}/u;
 // The segmenter also ends a sentence where no space follows: inside a formula, after a prime
 // ("A'.B'") or a stop before a parenthesis ("X = A.(B + B')"), and between the dotted parts of a
-// Sinhala or Tamil abbreviation ("கி.பி.", "ක්‍රි.ව.", "ඩී.එස්."). Elsewhere a missing space is the
-// text's ("දිවයිනකි.ශ්‍රී ලංකාවේ ...", "in 1948.The ...") and ends the sentence.
+// Sinhala or Tamil abbreviation ("கி.பி.", "ඩී.එස්.": a part, then another). Elsewhere a missing
+// space is the text's ("කොළඹ වේ.එය ...", "in 1948.The ...") and ends the sentence.
 const FORMULA_AT_END = /(?:['’′]\.|\.[([])$/u;
-const SINHALA_TAMIL_PART_AT_END = /(?:^|[\s(.])[\u0D80-\u0DFF\u0B80-\u0BFF\u200D]{1,5}\.$/u;
-const SINHALA_TAMIL_START = /^[\u0D80-\u0DFF\u0B80-\u0BFF]/u;
+const SINHALA_TAMIL_PART_AT_END = new RegExp(`(?:^|[\\s(.])${SINHALA_TAMIL_PART}$`, 'u');
+const SINHALA_TAMIL_PART_START = new RegExp(`^${SINHALA_TAMIL_PART}`, 'u');
 
 /**
  * Where the sentences of a text are: each span starts and ends at non-whitespace.
@@ -56,10 +59,11 @@ export function sentenceSpans(text: string): Span[] {
     // (a numbered line's number belongs to the sentence after it on its line: "1. The unit of ...")
     const last = before ?? '';
     const goesOn =
-      (gap === '' && (FORMULA_AT_END.test(last) || (SINHALA_TAMIL_PART_AT_END.test(last) && SINHALA_TAMIL_START.test(content)))) ||
+      (gap === '' && FORMULA_AT_END.test(last)) ||
+      (gap === '' && SINHALA_TAMIL_PART_AT_END.test(last) && SINHALA_TAMIL_PART_START.test(content)) ||
       NUMBER_ALONE.test(last) ||
-      (ERROR_VALUE_AT_END.test(last) && LOWER_CASE_START.test(content)) ||
-      (SINHALA_TAMIL_ERA_AT_END.test(last) && SINHALA_TAMIL_OR_DIGIT_START.test(content)) ||
+      (MARK_IN_TERM_AT_END.test(last) && LOWER_CASE_START.test(content)) ||
+      (SINHALA_TAMIL_ABBREVIATION_AT_END.test(last) && SINHALA_TAMIL_OR_DIGIT_START.test(content)) ||
       (ENGLISH_ERA_AT_END.test(last) && DIGIT_START.test(content));
     if (before !== undefined && goesOn) previous!.end = index + lead + content.length;
     else spans.push({ start: index + lead, end: index + lead + content.length });
