@@ -695,13 +695,13 @@ function words(text: string): string[] {
 }
 
 /**
- * A blank line after each line that reads as a heading or a paragraph's end: the next line's first
- * word would have fitted on it, so the line did not stop at the margin, and it has no closing
- * punctuation or ends a sentence (the next line must not go on in lower case). The sentence
- * splitter joins the lines a PDF wraps, so without this a heading of more than a few words ("Grade
- * 8 History, Chapter 2: The Founding of Anuradhapura") would be run into the sentence under it,
- * and notes of one fact a line ("A car travels at 20 m/s.\nWater freezes at 0 °C.") would be one
- * paragraph, an answer going on into the next line's fact.
+ * A blank line after each line that reads as a heading or a paragraph's end: it has no closing
+ * punctuation, and the next line's first word would have fitted on it, so the line did not stop at
+ * the margin (in English the next line must also start with a capital). The sentence splitter
+ * joins the lines a PDF wraps, so without this a heading of more than a few words ("Grade 8
+ * History, Chapter 2: The Founding of Anuradhapura") would be run into the sentence under it.
+ * (A short line that ends a sentence is no paragraph's end: what follows it often completes it,
+ * "The functions of the liver are given below.", "Find the HCF of 12 and 18.\nHCF = 6.")
  */
 function headingsApart(text: string): string {
   const lines = text.split('\n');
@@ -713,9 +713,8 @@ function headingsApart(text: string): string {
       const next = lines[i + 1]?.trim() ?? '';
       const nextWord = next.split(/\s/)[0]!;
       const stopsShort = line.trim().length + 1 + nextWord.length < FULL_SHARE * full;
-      // (a sentence's end before a line that points back to it goes on: "... called osmosis.\nIt happens ...")
-      const ends = !LINE_END.test(line) || (SENTENCE_END.test(line.trim()) && !OPENS_POINTING_BACK.test(next));
-      return line.trim() !== '' && next !== '' && ends && stopsShort && !/^\p{Ll}/u.test(next) ? `${line}\n` : line;
+      const heading = line.trim() !== '' && next !== '' && !LINE_END.test(line) && stopsShort && !/^\p{Ll}/u.test(next);
+      return heading ? `${line}\n` : line;
     })
     .join('\n');
 }
