@@ -76,12 +76,11 @@ const EXAM_ITEM = /^(\(?[0-9ivx]{1,4}[.)]|\(?[a-h]\)|\([\p{L}\p{M}]{1,3}\)|Q\s?\
 // items run into it ("... you will be able to: • Describe ... • List ...")
 const FRAGMENT = new RegExp(`^(#{1,4}\\s|${LIST_BULLET})`, 'u');
 const RUN_IN_ITEMS = /\s[•▪◦●■►]\s/u;
-// A list item, whose later sentences on its line are fragments too: "• #DIV/0! appears when ..."
-// is one item that the sentence segmenter cuts after "#DIV/0!", and its tail without its subject
-// would answer for another error
+// A list item, whose later sentences on its line are fragments too: "- =COUNT counts numbers.
+// =COUNTA counts ..." is one item, and its tail without its subject would answer for =COUNTA
 const LIST_ITEM = new RegExp(`^${LIST_BULLET}`, 'u');
 /**
- * The fewest words of a list item's first sentence that may answer on its own: shorter ones ("• #DIV/0!", "- Water.") are labels.
+ * The fewest words of a list item's first sentence that may answer on its own: shorter ones ("- Water.") are labels.
  * Sinhala and Tamil words carry what English says with several ("கட்டினான்": "he built"), so fewer there.
  */
 const MIN_ITEM_WORDS = { english: 6, sinhala: 4, tamil: 4 } as const;
@@ -191,7 +190,8 @@ interface AnalysedSentence {
   /**
    * When the sentence is the first prose of the lines under a question or a heading on its own
    * line (an exam item, a worked example's question, a section's title), or the first sentence of
-   * an item of a list right under one: that line's sentences, `from` to `to`, and how much their
+   * an item of a list right under a heading or announced by a sentence ending in ":": that line's
+   * (or sentence's) sentences, `from` to `to`, and how much their
    * words count (a question's fully, a heading's less). What answers it starts on the line after
    * it, perhaps with a formula ("20/100 × 450 = 90. So the answer is Rs. 90.").
    */

@@ -56,8 +56,9 @@ export function sentenceSpans(text: string): Span[] {
     const previous = spans.at(-1);
     const gap = previous ? text.slice(previous.end, index + lead) : '\n';
     const before = gap.includes('\n') ? undefined : text.slice(previous!.start, previous!.end);
-    // (a numbered line's number belongs to the sentence after it on its line: "1. The unit of ...")
     const last = before ?? '';
+    // the segmenter's cut is undone (above), and a numbered line's number belongs to the sentence
+    // after it on its line ("1. The unit of ...")
     const goesOn =
       (gap === '' && FORMULA_AT_END.test(last)) ||
       (gap === '' && SINHALA_TAMIL_PART_AT_END.test(last) && SINHALA_TAMIL_PART_START.test(content)) ||
