@@ -191,9 +191,9 @@ interface AnalysedSentence {
    * When the sentence is the first prose of the lines under a question or a heading on its own
    * line (an exam item, a worked example's question, a section's title), or the first sentence of
    * an item of a list right under a heading or announced by a sentence ending in ":": that line's
-   * (or sentence's) sentences, `from` to `to`, and how much their
-   * words count (a question's fully, a heading's less). What answers it starts on the line after
-   * it, perhaps with a formula ("20/100 × 450 = 90. So the answer is Rs. 90.").
+   * (or sentence's) sentences, `from` to `to`, and how much their words count (a question's fully,
+   * a heading's less). What answers it starts on the line after it, perhaps with a formula
+   * ("20/100 × 450 = 90. So the answer is Rs. 90.").
    */
   under?: { from: number; to: number; weight: number };
   /**
@@ -627,7 +627,7 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
   for (const sentence of out) {
     if (sentence.item === undefined) continue;
     sentence.prose = false;
-    sentence.answers = SENTENCE_END.test(sentence.text) && HAS_LETTER.test(sentence.text) && !BLANK.test(sentence.text);
+    sentence.answers = itemMayAnswer(sentence.text, false);
   }
   // a question that prose follows on its line is in a paragraph too, where a PDF's line starts with it
   // ("What is special about this element that makes diamond so hard? Bonds. Chemical bonds.")
@@ -668,7 +668,7 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     for (const j of items) {
       out[j]!.introduced = true;
       out[j]!.under ??= { from: k - 1, to: k - 1, weight: HEADING_WEIGHT };
-      out[j]!.answers ||= HAS_LETTER.test(out[j]!.text) && !QUESTION_END.test(out[j]!.text) && !BLANK.test(out[j]!.text);
+      out[j]!.answers = itemMayAnswer(out[j]!.text, true);
     }
   }
   return out;
@@ -767,20 +767,25 @@ function classify(text: string, inParagraph: boolean, inItem: boolean): Pick<Sen
 }
 
 /**
- * A list item's first sentence (its bullet taken off) that stands alone: punctuated as a sentence
- * (or, in a list a sentence introduces, anything but a question),
+ * Whether a list item's sentence may answer: punctuated as a sentence (in a list a sentence
+ * announces, anything but a question), with a letter, and no blank to fill in.
+ */
+function itemMayAnswer(text: string, introduced: boolean): boolean {
+  return (introduced ? !QUESTION_END.test(text) : SENTENCE_END.test(text)) && HAS_LETTER.test(text) && !BLANK.test(text);
+}
+
+/**
+ * A list item's first sentence (its bullet taken off) that stands alone: one that may answer,
  * long enough to say something, not an exam item nor a sublist, and not pointing back early on to
  * what comes before the list ("He built ...").
  */
 function standsAlone(text: string, introduced: boolean): boolean {
   return (
-    (introduced ? !QUESTION_END.test(text) : SENTENCE_END.test(text)) &&
+    itemMayAnswer(text, introduced) &&
     wordCount(text) >= MIN_ITEM_WORDS[sentenceLanguage(text)] &&
-    HAS_LETTER.test(text) &&
     !EXAM_ITEM.test(text) &&
     !FRAGMENT.test(text) &&
     !RUN_IN_ITEMS.test(text) &&
-    !BLANK.test(text) &&
     !ITEM_POINTS_BACK.test(text)
   );
 }

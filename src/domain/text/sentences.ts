@@ -48,20 +48,25 @@ export function sentenceSpans(text: string): Span[] {
     const content = segment.trim();
     if (content === '') continue;
     const previous = spans.at(-1);
-    const gap = previous ? text.slice(previous.end, index + lead) : '\n';
-    const before = gap.includes('\n') ? undefined : text.slice(previous!.start, previous!.end);
-    const last = before ?? '';
-    // the segmenter's cut is undone (above), and a numbered line's number belongs to the sentence
-    // after it on its line ("1. The unit of ...")
-    const goesOn =
-      (gap === '' && FORMULA_AT_END.test(last)) ||
-      NUMBER_ALONE.test(last) ||
-      (MARK_IN_TERM_AT_END.test(last) && LOWER_CASE_START.test(content)) ||
-      (ENGLISH_ERA_AT_END.test(last) && DIGIT_START.test(content));
-    if (before !== undefined && goesOn) previous!.end = index + lead + content.length;
+    const gap = previous ? text.slice(previous.end, index + lead) : '';
+    if (previous && !gap.includes('\n') && goesOn(text.slice(previous.start, previous.end), gap, content)) previous.end = index + lead + content.length;
     else spans.push({ start: index + lead, end: index + lead + content.length });
   }
   return spans;
+}
+
+/**
+ * Whether the segmenter's cut between `last` and `next` on one line, `gap` apart, is undone (the
+ * cuts above), or `last` is a numbered line's number, which belongs to the sentence after it
+ * ("1. The unit of ...").
+ */
+function goesOn(last: string, gap: string, next: string): boolean {
+  return (
+    (gap === '' && FORMULA_AT_END.test(last)) ||
+    NUMBER_ALONE.test(last) ||
+    (MARK_IN_TERM_AT_END.test(last) && LOWER_CASE_START.test(next)) ||
+    (ENGLISH_ERA_AT_END.test(last) && DIGIT_START.test(next))
+  );
 }
 
 /** The sentences of a text, trimmed, with page marker lines left out and line breaks as spaces. */
