@@ -648,6 +648,22 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('வெப்பநிலை என்றால் என்ன?', [heat]).answer).toBe('ஒரு பொருளின் சூட்டின் அளவு வெப்பநிலை ஆகும்.');
   });
 
+  test('a question asking with "not" prefers the sentence that says "not", in three languages', () => {
+    const english = passage('Metals such as copper conduct electricity.\n\nPlastic, rubber and dry wood do not conduct electricity.');
+    expect(extractiveAnswer('Which materials do not conduct electricity?', [english]).answer).toBe('Plastic, rubber and dry wood do not conduct electricity.');
+    // asking without "not" (or with "not only"), the shorter sentence still wins
+    expect(extractiveAnswer('Which materials conduct electricity?', [english]).answer).toBe('Metals such as copper conduct electricity.');
+    expect(extractiveAnswer('Which materials not only conduct electricity but also bend?', [english]).answer).toBe('Metals such as copper conduct electricity.');
+    const sinhala = passage('ලෝහ විදුලිය සන්නයනය කරයි.\n\nප්ලාස්ටික් හා රබර් විදුලිය සන්නයනය නොකරයි.', 'sinhala');
+    expect(extractiveAnswer('විදුලිය සන්නයනය නොකරන ද්‍රව්‍ය මොනවාද?', [sinhala]).answer).toBe('ප්ලාස්ටික් හා රබර් විදුලිය සන්නයනය නොකරයි.');
+    // නොහොත් ("or") is no negation
+    expect(extractiveAnswer('විදුලිය නොහොත් ධාරාව සන්නයනය කරන්නේ මොනවාද?', [sinhala]).answer).toBe('ලෝහ විදුලිය සන්නයනය කරයි.');
+    const tamil = passage('உலோகங்கள் மின்சாரத்தைக் கடத்தும்.\n\nபிளாஸ்டிக் மற்றும் இறப்பர் மின்சாரத்தைக் கடத்தாது.', 'tamil');
+    expect(extractiveAnswer('மின்சாரத்தைக் கடத்தாத பொருட்கள் எவை?', [tamil]).answer).toBe('பிளாஸ்டிக் மற்றும் இறப்பர் மின்சாரத்தைக் கடத்தாது.');
+    // அல்லது ("or") is none either
+    expect(extractiveAnswer('மின்சாரத்தை அல்லது வெப்பத்தைக் கடத்தும் பொருட்கள் எவை?', [tamil]).answer).toBe('உலோகங்கள் மின்சாரத்தைக் கடத்தும்.');
+  });
+
   test('a passage that shares less than a quarter of the question\'s content words is on another subject: nothing found', () => {
     const other = passage('The world has seven continents. Asia is the largest of them.');
     expect(extractiveAnswer('Who won the 2018 football world cup?', [other]).used).toEqual([]);

@@ -39,6 +39,25 @@ const DEFINITION_WEIGHT = 0.1;
 const ASKS_WHAT = /^\s*(?:what\s+(?:is|are)\s|define\s)|(?:කුමක්ද|මොනවාද|කුමක්\s+ද|என்ன|யாது|யாவை)\s*\??\s*$/iu;
 // (English "X is a/the ...", not "X is faster ..."; not Tamil என்றால், which is also "if")
 const DEFINING_WORD = /\s(?:(?:is|are)\s+(?:a|an|the|called|defined|known)|means|refers\s+to|යනු|යනුවෙන්|என்பது|எனப்படுவது)\s/iu;
+/**
+ * How much saying "not" counts when the question asks with it ("Which materials do not conduct
+ * electricity?"): "not" is no content word, so a sentence saying the opposite ("Metals conduct
+ * electricity.") matched as well and, shorter, won.
+ */
+const NEGATION_WEIGHT = 0.1;
+// A negation: English "not" (not "not only"), "n't", "no", "never", "without", "lack"; Sinhala's
+// නො- (not නොහොත් "or", නොයෙක් "various", නොවැම්බර්), නැති, නැත (not නැතහොත් "or else"), රහිත; Tamil's இல்லை, இன்றி, அல்ல- (not
+// அல்லது "or") and a verb's negative ending (கடத்தாது, முடியாத, செய்யாமல்; the word before the
+// ending at least two letters long, so that மாத "monthly" and தாது "mineral" are none). On NFC text.
+const NEGATION = new RegExp(
+  [
+    "\\b(?:not(?!\\s+only\\b)|no|never|cannot|none|neither|nor|without|lacks?|lacking)\\b|n['’]t\\b",
+    '(?<![\\p{L}\\p{M}])(?:නො(?!හොත්|යෙක්|වැම්බර්)[\\p{L}\\p{M}]+|නැති[\\p{L}\\p{M}]*|නැත(?!හොත්)|නැහැ|රහිත)',
+    '(?<![\\p{L}\\p{M}])(?:இல்லை|இல்லாத[\\p{L}\\p{M}]*|இன்றி|வேண்டாம்|அல்ல(?!து)[\\p{L}\\p{M}]*|[\\p{L}\\p{M}]{2,}ா(?:து|த|தவை|தவர்|தவர்கள்|மல்))(?![\\p{L}\\p{M}])',
+  ].join('|'),
+  'iu',
+);
+const negates = (text: string): boolean => NEGATION.test(text.normalize('NFC'));
 /** words a definition's subject may have besides the question's ("The main function of the kidney is ...") */
 const MAX_SUBJECT_EXTRA_WORDS = 2;
 /** What each step down the retrieval ranking, and each word of length, costs a sentence. */
@@ -295,6 +314,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     return asked.every((_, i) => subject.some((word) => creditsOf(word)[i]! >= PREFIX_CREDIT));
   };
   const asksWhat = asked.length > 0 && ASKS_WHAT.test(question);
+  const asksNegated = asked.length > 0 && negates(question);
   const sentencesOf: Sentence[][] = passages.map((passage) =>
     analysedSentences(passage.text).map((sentence) => {
       const credit = asked.map(() => 0);
@@ -346,7 +366,8 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       // the question's words in its order ("the Earth is between the Moon and the Sun") beat the same words apart
       const paired = askedPairs.length ? new Set([...above, ...unit].flatMap((s) => [...s.pairs])).size / askedPairs.length : 0;
       const definition = asksWhat && definesAsked(own[first]!.text) ? DEFINITION_WEIGHT : 0;
-      const score = covered + PASSAGE_WEIGHT * passageCoverage + PAIR_WEIGHT * paired + definition - RANK_COST * index - WORD_COST * words;
+      const negation = asksNegated && unit.some((s) => negates(s.text)) ? NEGATION_WEIGHT : 0;
+      const score = covered + PASSAGE_WEIGHT * passageCoverage + PAIR_WEIGHT * paired + definition + negation - RANK_COST * index - WORD_COST * words;
       const candidate = { passage: index, first, last: position, score, text: unit.map((s) => s.text).join(' ') };
       (passage.language === null || sentence.language === language ? candidates : otherLanguage).push(candidate);
     }
