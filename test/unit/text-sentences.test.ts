@@ -55,10 +55,11 @@ describe('sentences', () => {
     expect(sentences('The current in a circuit with a long wire is measured in amperes by an\nammeter joined in series.')).toEqual(['The current in a circuit with a long wire is measured in amperes by an ammeter joined in series.']);
   });
 
-  test("a spreadsheet's error value ('#NAME?', '#DIV/0!') or a factorial before a lower-case word does not end a sentence; other '?' and '!' do", () => {
+  test("a spreadsheet's error value ('#NAME?', '#DIV/0!') a factorial or a name ('Yahoo!') before a lower-case word does not end a sentence; other '?' and '!' do", () => {
     expect(sentences('#NAME? appears when a name is misspelt. #DIV/0! appears when a formula divides by zero.')).toEqual(['#NAME? appears when a name is misspelt.', '#DIV/0! appears when a formula divides by zero.']);
     expect(sentences('What is a cell? A cell is a box. Stop! It is hot. Is it alive? no.')).toEqual(['What is a cell?', 'A cell is a box.', 'Stop!', 'It is hot.', 'Is it alive?', 'no.']);
     expect(sentences('5! means 5 × 4 × 3 × 2 × 1, which is 120.')).toEqual(['5! means 5 × 4 × 3 × 2 × 1, which is 120.']);
+    expect(sentences('Yahoo! and Google are search engines. Bing is one too.')).toEqual(['Yahoo! and Google are search engines.', 'Bing is one too.']);
     expect(sentences('What is it?\n\nmass is conserved.')).toEqual(['What is it?', 'mass is conserved.']);
   });
 

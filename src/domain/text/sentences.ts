@@ -22,9 +22,9 @@ const LINE_WRAP = new RegExp(
 // A number alone ("4.", "(2)"): the segmenter ends a sentence after a numbered line's number
 const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // The segmenter ends a sentence at "?" or "!" even before a lower-case word, as in a spreadsheet's
-// error values ("#NAME? appears when ...", "#DIV/0! appears ...") and a factorial ("5! means ..."),
-// which end none
-const MARK_IN_TERM_AT_END = /(?:^|\s)(?:#[^\s#]*[?!]|\p{N}+!|[a-z]!)$/u;
+// error values ("#NAME? appears when ...", "#DIV/0! appears ..."), a factorial ("5! means ...") and
+// a name with "!" ("Yahoo! and Google ..."), which end none
+const MARK_IN_TERM_AT_END = /(?:^|\s)(?:#[^\s#]*[?!]|[\p{L}\p{M}\p{N}]+!)$/u;
 const LOWER_CASE_START = /^[a-z]/u;
 // An era's abbreviation ends no sentence before its year ("A.D. 1070"). (Sinhala and Tamil eras
 // and initials, "ක්‍රි.පූ. 1200", "கி.பி. 1017", "ඩී.එස්.", were kept whole too, and measured: a
