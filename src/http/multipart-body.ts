@@ -39,6 +39,13 @@ function partRules(media: MediaTypeSpec): { rules: PartRules; partNames: string 
 
 class TooLarge extends Error {}
 
+const C1_CONTROL = /[\u0080-\u009F]/u;
+
+/** The message for a part whose Content-Disposition has no name (busboy does not read the extended `name*`). */
+function nameless(partNames: string): string {
+  return `A part has no name: each part needs Content-Disposition: form-data; name="..." (the extended name* form is not read); the parts are ${partNames}.`;
+}
+
 interface Received {
   name: string;
   field: string;
@@ -102,17 +109,25 @@ export async function readMultipartBody(
       }
     });
     parser.on('field', (name, value, info) => {
-      if (!rules.text.has(name) && !rules.json.has(name)) {
+      if (!name) problems.push(nameless(partNames));
+      else if (!rules.text.has(name) && !rules.json.has(name)) {
         problems.push(rules.files.has(name) ? `Part '${name}' must be a file part (with a file name).` : `Unknown part '${name}': the parts are ${partNames}.`);
       } else if (name in fields) problems.push(`Part '${name}' was sent more than once.`);
       // cut at the limit, it would be refused for what the cut made of it (JSON that is no object)
       else if (info.valueTruncated) problems.push(`Part '${name}' is longer than the ${TEXT_PART_BYTES} bytes a text part may have: shorten it.`);
+      // busboy hands over nothing for a charset it cannot decode
+      else if (typeof value !== 'string') problems.push(`Part '${name}' names a charset the service does not read: send it as UTF-8 (the default when a part names none).`);
       else fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
       // a body that ends inside a file part fails on the part's stream: unhandled, it would crash the process
       stream.on('error', malformed);
       const rule = rules.files.get(name);
+      if (!name) {
+        problems.push(nameless(partNames));
+        stream.resume();
+        return;
+      }
       if (!rule) {
         problems.push(`Unexpected file in part '${name}': upload files in parts named ${[...rules.files.keys()].join(', ')}.`);
         stream.resume();
@@ -120,6 +135,8 @@ export async function readMultipartBody(
       }
       const sameField = files.filter((f) => f.field === name).length;
       if (!rule.multiple && sameField > 0) problems.push(`Part '${name}' was sent more than once.`);
+      // a file name is the document's name by default: never stored damaged
+      if (info.filename?.includes('\uFFFD')) problems.push(notUtf8(`The file name of part '${name}'`, 'file names').message);
       const file: Received = { name: info.filename || `file-${files.length + 1}`, field: name, type: info.mimeType, chunks: [], size: 0 };
       files.push(file);
       // past the per-file maximum (or the part count) only the size is kept
@@ -146,6 +163,8 @@ export async function readMultipartBody(
     // replaces bytes that are not UTF-8 with U+FFFD, handing over neither the bytes nor the
     // charset: U+FFFD is their only trace, and text that holds one was damaged before it was sent
     if (value.includes('\uFFFD')) throw notUtf8(`Part '${name}'`, 'it');
+    // C1 controls are no text: windows-1252 bytes (curly quotes, the euro sign) read as ISO-8859-1, which busboy does for both
+    if (C1_CONTROL.test(value)) throw new InvalidRequestError(`Part '${name}' contains control characters U+0080 to U+009F, which no text holds (text in windows-1252 read as ISO-8859-1?): send it as UTF-8.`);
     parts[name] = rules.json.has(name) ? jsonPart(name, value, media.schema.properties?.[name]) : value;
   }
   checkWellFormed(parts);

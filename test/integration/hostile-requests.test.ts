@@ -112,6 +112,35 @@ describe('JSON bodies that cost more than their size', () => {
     expect(detailOf(res.body)).toBe(`Part '${part}' is not valid UTF-8 text: send it encoded as UTF-8.`);
   });
 
+  const c1 = Buffer.from([0x93, 0x78, 0x94]);
+  const nonUtf8Name = Buffer.from([0x72, 0xe9, 0x73, 0x75, 0x6d, 0xe9, 0x2e, 0x74, 0x78, 0x74]);
+  test.each([
+    ['a charset busboy cannot decode (it was a 500)', [{ name: 'query', bytes: 'photosynthesis', type: 'text/plain; charset=utf-16' }], "Part 'query' names a charset the service does not read: send it as UTF-8 (the default when a part names none)."],
+    ['the same on a JSON part', [{ name: 'query', bytes: 'x' }, { name: 'filters', bytes: '{}', type: 'application/json; charset=bogus' }], "Part 'filters' names a charset the service does not read: send it as UTF-8 (the default when a part names none)."],
+    [
+      'windows-1252 curly quotes, read as ISO-8859-1',
+      [{ name: 'query', bytes: c1, type: 'text/plain; charset=windows-1252' }],
+      "Part 'query' contains control characters U+0080 to U+009F, which no text holds (text in windows-1252 read as ISO-8859-1?): send it as UTF-8.",
+    ],
+    [
+      'a file name that is not UTF-8 (it was kept with U+FFFD)',
+      [{ name: 'query', bytes: 'x' }, { name: 'files', filename: nonUtf8Name, type: 'text/plain', bytes: 'notes' }],
+      "The file name of part 'files' is not valid UTF-8 text: send file names encoded as UTF-8.",
+    ],
+    ['a part without a name (it was "Unknown part \'undefined\'")', [{ name: null, bytes: 'x' }], /^A part has no name: each part needs Content-Disposition: form-data; name="\.\.\."/],
+  ] as const)('multipart: %s is 400 saying what to send', async (_, parts, message) => {
+    const { body, contentType } = rawMultipart([...parts]);
+    const res = await sendRaw(server.url, 'queryMultipart', { key, method: 'POST', headers: { 'Content-Type': contentType }, body });
+    expect(res.status).toBe(400);
+    expect(detailOf(res.body)).toMatch(message);
+  });
+
+  test('multipart: a text part in the ISO-8859-1 it names is read as such', async () => {
+    const { body, contentType } = rawMultipart([{ name: 'query', bytes: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x70, 0x6c, 0x61, 0x6e, 0x74, 0x73]), type: 'text/plain; charset=iso-8859-1' }]);
+    const res = await sendRaw(server.url, 'queryMultipart', { key, method: 'POST', headers: { 'Content-Type': contentType }, body });
+    expect(res.status).toBe(200);
+  });
+
   test('a list where a string belongs is the wrong type; only a query parameter given twice is called repeated', async () => {
     const list = await postJson('{"query":"photosynthesis","filters":{"grade":["10"]}}');
     expect([list.status, detailOf(list.body)]).toEqual([400, "Field 'filters.grade' must be of type string."]);
@@ -213,6 +242,13 @@ describe('requests the HTTP parser refuses are answered in the {detail} shape', 
 });
 
 describe('requests the API does not route', () => {
+  test('a method HTTP does not define is 400 saying so (it blamed control characters in a header)', async () => {
+    const answer = await rawExchange('FOO /api/v1/dev/query HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(detailBody(answer)).toEqual({ detail: "The request's method is not an HTTP method: each operation takes GET, POST, PUT, PATCH or DELETE (see the API reference)." });
+    requestIdOf(answer);
+  });
+
   test('CONNECT is 405 in the {detail} shape, not a closed connection, with a request id (the client\'s when well formed)', async () => {
     const answer = await rawExchange('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n', { end: false });
     expect(answer).toMatch(/^HTTP\/1\.1 405 /);

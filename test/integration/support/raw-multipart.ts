@@ -1,19 +1,20 @@
 export interface RawPart {
-  name: string;
+  /** the part's name; null sends a Content-Disposition without one */
+  name: string | null;
   bytes: string | Uint8Array;
-  filename?: string;
+  /** the file name, as text (sent as UTF-8) or as bytes */
+  filename?: string | Uint8Array;
   /** the part's Content-Type header, if any */
   type?: string;
 }
 
-/** A multipart/form-data body byte for byte: FormData cannot send a text part that is not UTF-8. */
+/** A multipart/form-data body byte for byte: FormData cannot send a text part or a file name that is not UTF-8. */
 export function rawMultipart(parts: RawPart[]): { body: Buffer; contentType: string } {
   const boundary = 'raw-multipart-boundary';
   const chunks = parts.flatMap((part) => [
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}\r\n` +
-        `${part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`}\r\n`,
-    ),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data${part.name === null ? '' : `; name="${part.name}"`}`),
+    part.filename === undefined ? Buffer.alloc(0) : Buffer.concat([Buffer.from('; filename="'), Buffer.from(part.filename), Buffer.from('"')]),
+    Buffer.from(`\r\n${part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`}\r\n`),
     typeof part.bytes === 'string' ? Buffer.from(part.bytes) : part.bytes,
     Buffer.from('\r\n'),
   ]);
