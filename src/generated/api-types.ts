@@ -73,7 +73,7 @@ export interface paths {
          * @description Returns the calling API key's requests, tokens and cost in the current billing period
          *     (the calendar month from the 1st at 00:00:00 UTC; `period_end` is today's UTC date),
          *     with its plan and quota status. Figures are real time and include this request. Takes
-         *     no parameters and no body; query-string parameters are ignored. Read-only keys may
+         *     no parameters and no body; a query parameter is `400`. Read-only keys may
          *     call it.
          */
         get: operations["getUsage"];
@@ -97,7 +97,7 @@ export interface paths {
          * @description Returns the plan of the key owner's current subscription and the catalogue of available
          *     plans (Free, Starter, Pro, Enterprise, by ascending price; the current plan is in the
          *     list too, unless it is a plan arranged for one customer, which is never listed). Takes no
-         *     parameters and no body; query-string parameters are ignored.
+         *     parameters and no body; a query parameter is `400`.
          *     Read-only keys may call it.
          */
         get: operations["getPlans"];
@@ -4184,6 +4184,22 @@ export interface components {
             };
         };
         /**
+         * @description A query parameter was given: this operation takes none (the `detail` names it; it used to be
+         *     ignored, so a mistyped parameter seemed to work). Counted once.
+         */
+        NoParametersBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationError"];
+            };
+        };
+        /**
          * @description The key is read-only and the operation changes something, the caller's address is not in the
          *     key's IP allow-list, or the key's account has no active subscription. These are checked before
          *     admission, so this answer does not count toward any limit. (The plan's webhooks feature is not
@@ -4434,6 +4450,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["UsageOk"];
+            400: components["responses"]["NoParametersBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4451,6 +4468,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["PlansOk"];
+            400: components["responses"]["NoParametersBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4468,6 +4486,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["WebhookEndpointListOk"];
+            400: components["responses"]["NoParametersBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["WebhookKeyForbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4693,6 +4712,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["KnowledgeBaseListOk"];
+            400: components["responses"]["NoParametersBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["KnowledgeBaseForbidden"];
             404: components["responses"]["KnowledgeBaseNotFound"];
@@ -5074,6 +5094,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["LoggedOut"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
             500: components["responses"]["InternalServerError"];
@@ -5090,6 +5111,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["DashboardSessionOk"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5136,6 +5158,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             202: components["responses"]["Accepted"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
             429: components["responses"]["DashboardTooManyRequests"];
@@ -5240,6 +5263,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["SubscriptionOk"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             403: components["responses"]["DashboardForbidden"];
             409: components["responses"]["Conflict"];
@@ -5257,6 +5281,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ApiKeyListOk"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5370,6 +5395,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["AuditLogOk"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5480,6 +5506,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["InvoiceListOk"];
+            400: components["responses"]["DashboardBadRequest"];
             401: components["responses"]["DashboardUnauthorized"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

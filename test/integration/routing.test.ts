@@ -40,6 +40,13 @@ describe('routing', () => {
     expect([plans.status, ((await plans.json()) as { detail: string }).detail]).toEqual([400, "Unknown query parameter 'verbose': this operation takes none."]);
   });
 
+  test.each(['getPlans', 'getUsage', 'listKnowledgeBases', 'listWebhookEndpoints'])('%s, which takes no parameter, answers one with the 400 its contract documents (it listed none)', async (operationId) => {
+    const { key } = await newKey(server.orm, { plan: 'enterprise' });
+    // sendRaw fails on a status or body the contract does not document for the operation
+    const res = await sendRaw(server.url, operationId, { key, query: { verbose: '1' } });
+    expect([res.status, (res.body as { detail: string }).detail]).toEqual([400, "Unknown query parameter 'verbose': this operation takes none."]);
+  });
+
   test("HEAD on a GET operation answers as GET does, without the body (it was 405); on a POST operation it is 405", async () => {
     const { key } = await newKey(server.orm);
     const head = await fetch(`${server.url}/api/v1/dev/plans`, { method: 'HEAD', headers: { 'X-API-Key': key } });
