@@ -662,6 +662,16 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('மின்சாரத்தைக் கடத்தாத பொருட்கள் எவை?', [tamil]).answer).toBe('பிளாஸ்டிக் மற்றும் இறப்பர் மின்சாரத்தைக் கடத்தாது.');
     // அல்லது ("or") is none either
     expect(extractiveAnswer('மின்சாரத்தை அல்லது வெப்பத்தைக் கடத்தும் பொருட்கள் எவை?', [tamil]).answer).toBe('உலோகங்கள் மின்சாரத்தைக் கடத்தும்.');
+    // only a negation of the word the question negates counts: of "renewable" ("non-renewable" too), not of "run out" or "conduct"
+    const energy = passage('Coal is a non-renewable source of energy.\n\nSolar energy is a renewable source of energy that does not run out.');
+    expect(extractiveAnswer('Which of the following is not a renewable source of energy?', [energy]).answer).toBe('Coal is a non-renewable source of energy.');
+    const ice = passage('Ice floats on water because it is less dense than water.\n\nIce does not conduct heat well.');
+    expect(extractiveAnswer('Why does ice not sink in water?', [ice]).answer).toBe('Ice floats on water because it is less dense than water.');
+    // "නො" apart from its verb, and Tamil's -வதில்லை, count; නොයෙකුත් ("various") and மட்டுமல்லாமல் ("not only") do not
+    const spaced = passage('නොයෙකුත් ලෝහ විදුලිය සන්නයනය කරයි.\n\nප්ලාස්ටික් විදුලිය සන්නයනය නො කරයි.', 'sinhala');
+    expect(extractiveAnswer('විදුලිය සන්නයනය නොකරන ද්‍රව්‍ය මොනවාද?', [spaced]).answer).toBe('ප්ලාස්ටික් විදුලිය සන්නයනය නො කරයි.');
+    const notOnly = passage('செம்பு மட்டுமல்லாமல் அலுமினியமும் மின்சாரத்தைக் கடத்தும்.\n\nபிளாஸ்டிக் மின்சாரத்தைக் கடத்துவதில்லை.', 'tamil');
+    expect(extractiveAnswer('மின்சாரத்தைக் கடத்தாத பொருட்கள் எவை?', [notOnly]).answer).toBe('பிளாஸ்டிக் மின்சாரத்தைக் கடத்துவதில்லை.');
   });
 
   test('a passage that shares less than a quarter of the question\'s content words is on another subject: nothing found', () => {
@@ -703,6 +713,28 @@ describe('answers ranked by meaning too', () => {
     // the closest in meaning is the answer's best sentence; the first sentence has the question's words it lacks, so it joins it
     expect(drafted).toEqual({ answer: 'මහවැලි ගඟ ශ්‍රී ලංකාවේ දිගම ගඟයි. කැළණි ගඟ කොළඹ අසලින් මුහුදට වැටේ.', used: [0] });
     expect(embedder.calls).toEqual([{ texts: rankCandidates(question, rivers).candidates.slice(0, 3).map((c) => c.text), kind: 'passage', urgent: true }]);
+  });
+
+  test("of a long sentence, the clause or the 25 words around the question's are embedded: its meaning there, not all it says", async () => {
+    const filler = (from: number, count: number) => Array.from({ length: count }, (_, i) => `වචන${from + i}`).join(' ');
+    const long = `පෙර ${filler(0, 30)} යුකැටන්හි මායා ජනයා ජීවත් වූහ ${filler(30, 10)}.`;
+    const places = [passage(`${long} ඉක්වදෝරයේ ජනයා කඳුකරයේ ජීවත් වෙති.`, 'sinhala')];
+    const embedder = embedderNear('මායා');
+    const drafted = await answerByMeaning('යුකැටන් වල ජීවත් වුණේ කවුද?', places, { embedder, question: [1, 0] });
+    expect(drafted.answer).toBe(long);
+    const embedded = embedder.calls[0]!.texts;
+    expect(embedded).toContain('ඉක්වදෝරයේ ජනයා කඳුකරයේ ජීවත් වෙති.');
+    const focused = embedded.find((text) => text.includes('මායා'))!;
+    expect(focused.split(' ')).toHaveLength(25);
+    expect(focused).toContain('යුකැටන්හි මායා ජනයා ජීවත්');
+    expect(focused).not.toContain('පෙර');
+    // a long sentence of clauses (a list run on with semicolons): the clause with the question's words alone
+    const clauses = `පෙර ${filler(0, 20)} ඔල්මෙක්වරු; ${filler(20, 10)} සැපොටෙක්වරු; යුකැටන්හි මායා; ${filler(30, 5)} ඇස්ටෙක්වරු.`;
+    const listed = new Set<string>();
+    const recording = embedderNear('මායා');
+    await answerByMeaning('යුකැටන් වල ජීවත් වුණේ කවුද?', [passage(`${clauses} ඉක්වදෝරයේ ජනයා කඳුකරයේ ජීවත් වෙති.`, 'sinhala')], { embedder: recording, question: [1, 0] });
+    for (const text of recording.calls[0]!.texts) listed.add(text);
+    expect(listed).toEqual(new Set(['යුකැටන්හි මායා;', 'ඉක්වදෝරයේ ජනයා කඳුකරයේ ජීවත් වෙති.']));
   });
 
   test('at most three sentences are embedded, however many match', async () => {

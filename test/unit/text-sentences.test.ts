@@ -71,9 +71,22 @@ describe('sentences', () => {
     expect(sentences('It was free in 1948.The first prime minister was chosen.')).toEqual(['It was free in 1948.', 'The first prime minister was chosen.']);
   });
 
-  test("an English era's abbreviation ends no sentence before its year; before a capital, or another dotted word, a sentence ends", () => {
+  test("an era's dotted abbreviation ends no sentence before a number or a Sinhala or Tamil word; before a capital it may", () => {
+    expect(sentences('கி.பி. பத்தாம் நூற்றாண்டின் இறுதியில் சோழர்கள் வந்தனர். கி.பி. 1017 இல் மகிந்த மன்னன் சிறைபிடிக்கப்பட்டான்.')).toEqual([
+      'கி.பி. பத்தாம் நூற்றாண்டின் இறுதியில் சோழர்கள் வந்தனர்.',
+      'கி.பி. 1017 இல் மகிந்த மன்னன் சிறைபிடிக்கப்பட்டான்.',
+    ]);
+    expect(sentences('විජයබාහු කුමරු ක්‍රි.ව. 1070 දී චෝළයන් පරාජය කළේය. ඔහු රජ විය.')).toEqual(['විජයබාහු කුමරු ක්‍රි.ව. 1070 දී චෝළයන් පරාජය කළේය.', 'ඔහු රජ විය.']);
     expect(sentences('It was built in 300 B.C. The king died later.')).toEqual(['It was built in 300 B.C.', 'The king died later.']);
     expect(sentences('It was built in A.D. 1153 by the king.')).toEqual(['It was built in A.D. 1153 by the king.']);
+    // a name's initials too
+    expect(sentences('ශ්‍රී ලංකාවට 1948 දී නිදහස ලැබුණි. ඩී.එස්. සේනානායක පළමු අගමැතිවරයා විය. ක්‍රි.ව. 1070 දී ඔහු පැමිණියේය.')).toEqual([
+      'ශ්‍රී ලංකාවට 1948 දී නිදහස ලැබුණි.',
+      'ඩී.එස්. සේනානායක පළමු අගමැතිවරයා විය.',
+      'ක්‍රි.ව. 1070 දී ඔහු පැමිණියේය.',
+    ]);
+    expect(sentences('டி.எஸ். சேனநாயக்கா முதல் பிரதமர் ஆவார்.')).toEqual(['டி.எஸ். சேனநாயக்கா முதல் பிரதமர் ஆவார்.']);
+    // other dotted words end their sentence
     expect(sentences('Visit www.nie.lk. ශාක ගැන කියවන්න.')).toEqual(['Visit www.nie.lk.', 'ශාක ගැන කියවන්න.']);
     expect(sentences('The class ends at 1.30 p.m. ළමයින් ගෙදර යති.')).toEqual(['The class ends at 1.30 p.m.', 'ළමයින් ගෙදර යති.']);
     // a stop without a space after a word still ends a sentence

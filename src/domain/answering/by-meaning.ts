@@ -34,7 +34,7 @@ export async function answerByMeaning(question: string, passages: Passage[], mea
   let vectors: number[][];
   try {
     vectors = await meaning.embedder.embed(
-      top.map((c) => c.text),
+      top.map((c) => ranked.focus(c)),
       'passage',
       { urgent: true },
     );

@@ -40,26 +40,40 @@ const ASKS_WHAT = /^\s*(?:what\s+(?:is|are)\s|define\s)|(?:කුමක්ද|�
 // (English "X is a/the ...", not "X is faster ..."; not Tamil என்றால், which is also "if")
 const DEFINING_WORD = /\s(?:(?:is|are)\s+(?:a|an|the|called|defined|known)|means|refers\s+to|යනු|යනුවෙන්|என்பது|எனப்படுவது)\s/iu;
 /**
- * How much saying "not" counts when the question asks with it ("Which materials do not conduct
- * electricity?"): "not" is no content word, so a sentence saying the opposite ("Metals conduct
- * electricity.") matched as well and, shorter, won.
+ * How much saying "not" of one of the question's words counts when the question says "not" of
+ * it ("Which materials do not conduct electricity?"): "not" is no content word, so a sentence
+ * saying the opposite ("Metals conduct electricity.") matched as well and, shorter, won. Only
+ * of the same word: "Why does ice not sink?" is not answered by "Ice does not conduct heat."
  */
 const NEGATION_WEIGHT = 0.1;
-// A negation: English "not" (not "not only"), "n't", "no", "never", "without", "lack"; Sinhala's
-// නො- (not නොහොත් "or", නොයෙක් "various", නොවැම්බර්), නැති, නැත (not නැතහොත් "or else"), රහිත; Tamil's இல்லை, இன்றி, அல்ல- (not
-// அல்லது "or") and a verb's negative ending (கடத்தாது, முடியாத, செய்யாமல்; the word before the
-// ending at least two letters long, so that மாத "monthly" and தாது "mineral" are none). On NFC text.
-const NEGATION = new RegExp(
-  [
-    "\\b(?:not(?!\\s+only\\b)|no|never|cannot|none|neither|nor|without|lacks?|lacking)\\b|n['’]t\\b",
-    '(?<![\\p{L}\\p{M}])(?:නො(?!හොත්|යෙක්|වැම්බර්)[\\p{L}\\p{M}]+|නැති[\\p{L}\\p{M}]*|නැත(?!හොත්)|නැහැ|රහිත)',
-    '(?<![\\p{L}\\p{M}])(?:இல்லை|இல்லாத[\\p{L}\\p{M}]*|இன்றி|வேண்டாம்|அல்ல(?!து)[\\p{L}\\p{M}]*|[\\p{L}\\p{M}]{2,}ா(?:து|த|தவை|தவர்|தவர்கள்|மல்))(?![\\p{L}\\p{M}])',
-  ].join('|'),
-  'iu',
+// An English negation, a whole word, says "not" of the two words after it ("do not conduct
+// electricity", "cannot", "don't", "without", "lacks"); "non-renewable" of itself
+const ENGLISH_NEGATION = /^(?:not|no|never|cannot|none|neither|nor|without|lacks?|lacking|\p{L}+n['’]t)$/iu;
+const NON_WORD = /^non-\p{L}/iu;
+// A Sinhala or Tamil negation says "not" of itself and of the word before it ("සන්නයනය
+// නොකරයි", "කොඳු ඇට පෙළක් නැත", "கடத்தாது", "முள்ளந்தண்டு இல்லை", "கடத்துவதில்லை"). Not
+// negations: නොහොත් "or", නොයෙක්/නොයෙකුත් "various", නොබෝ "soon", names (නොවැම්බර්,
+// නොබෙල්, නොර්වේ), words that merely end in -ாத/-ாது after one letter (மாத "monthly", தாது
+// "mineral"), அல்லது "or", அல்லவா (a question tag), மட்டுமல்லாமல் "not only"
+const SINHALA_TAMIL_NEGATION = new RegExp(
+  `^(?:${[
+    'නො(?!හොත්|යෙක්|යෙකුත්|බෝ|වැම්බර්|වෙම්බර්|බෙල්|ර්වේ)[\\p{L}\\p{M}]*|නැති[\\p{L}\\p{M}]*|නැත|නැහැ|[\\p{L}\\p{M}]*රහිත',
+    'இல்லை|இல்லாத[\\p{L}\\p{M}]*|இன்றி|வேண்டாம்|அல்ல(?!து|வா)[\\p{L}\\p{M}]*',
+    '(?![\\p{L}\\p{M}]*மட்டுமல்ல)[\\p{L}\\p{M}]{2,}(?:ா(?:து|த|தவை|தவர்|தவர்கள்|மல்|தே)|வதில்லை|வில்லை)',
+  ].join('|')})$`,
+  'u',
 );
-const negates = (text: string): boolean => NEGATION.test(text.normalize('NFC'));
+const EDGE_PUNCTUATION = /^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$/gu;
+
 /** words a definition's subject may have besides the question's ("The main function of the kidney is ...") */
 const MAX_SUBJECT_EXTRA_WORDS = 2;
+/**
+ * Of a longer candidate, only its clause with the question's words, or this many words around
+ * them, is weighed by meaning: a long sentence's vector is of all it says ("... the Olmecs ...;
+ * the Maya in Yucatan; ..." for "Who lived in Yucatan?"), so a short one on another subject
+ * stood closer to the question.
+ */
+const FOCUS_WORDS = 25;
 /** What each step down the retrieval ranking, and each word of length, costs a sentence. */
 const RANK_COST = 0.05;
 const WORD_COST = 0.002;
@@ -260,6 +274,8 @@ export interface Ranked {
   candidates: Candidate[];
   /** the answer that quotes `candidate`, with a sentence of its passage that has question words it lacks and the sentences after it while the answer stays short; nothing found without one */
   quote(candidate: Candidate | undefined): Drafted;
+  /** the candidate's text, or of a long one its clause or FOCUS_WORDS words with the question's words (its meaning there) */
+  focus(candidate: Candidate): string;
 }
 
 /**
@@ -314,7 +330,10 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     return asked.every((_, i) => subject.some((word) => creditsOf(word)[i]! >= PREFIX_CREDIT));
   };
   const asksWhat = asked.length > 0 && ASKS_WHAT.test(question);
-  const asksNegated = asked.length > 0 && negates(question);
+  // the question words a negation in the question speaks of, and whether a sentence's negations speak of one of them
+  const negatedInQuestion = new Set(negatedWords(question).flatMap((token) => terms(token).flatMap((term) => asked.flatMap((word, i) => (word.term === term ? [i] : [])))));
+  const negatesAsked = (text: string) =>
+    negatedInQuestion.size > 0 && negatedWords(text).some((token) => terms(token).some((term) => [...negatedInQuestion].some((i) => creditsOf(wordOf(term))[i]! >= PREFIX_CREDIT)));
   const sentencesOf: Sentence[][] = passages.map((passage) =>
     analysedSentences(passage.text).map((sentence) => {
       const credit = asked.map(() => 0);
@@ -366,7 +385,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
       // the question's words in its order ("the Earth is between the Moon and the Sun") beat the same words apart
       const paired = askedPairs.length ? new Set([...above, ...unit].flatMap((s) => [...s.pairs])).size / askedPairs.length : 0;
       const definition = asksWhat && definesAsked(own[first]!.text) ? DEFINITION_WEIGHT : 0;
-      const negation = asksNegated && unit.some((s) => negates(s.text)) ? NEGATION_WEIGHT : 0;
+      const negation = unit.some((s) => negatesAsked(s.text)) ? NEGATION_WEIGHT : 0;
       const score = covered + PASSAGE_WEIGHT * passageCoverage + PAIR_WEIGHT * paired + definition + negation - RANK_COST * index - WORD_COST * words;
       const candidate = { passage: index, first, last: position, score, text: unit.map((s) => s.text).join(' ') };
       (passage.language === null || sentence.language === language ? candidates : otherLanguage).push(candidate);
@@ -410,7 +429,41 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     }
     return { answer: [...quoted].sort((a, b) => a - b).map((k) => own[k]!.text).join(' '), used: [best.passage] };
   };
-  return { language, candidates, quote };
+  // how much of the question the words cover, each question word once (as `coverage`)
+  const worthOf = (words: string[]) => {
+    const credit = asked.map(() => 0);
+    for (const token of words) for (const term of terms(token)) creditsOf(wordOf(term)).forEach((c, i) => (credit[i] = Math.max(credit[i]!, c)));
+    return credit.reduce((sum, c) => sum + c, 0);
+  };
+  const focus = (candidate: Candidate): string => {
+    if (candidate.text.split(/\s+/u).length <= FOCUS_WORDS) return candidate.text;
+    // the clause (between semicolons: a list run on) with the most of the question, the first of equals
+    let words: string[] = [];
+    let best = -1;
+    for (const clause of candidate.text.split(/(?<=;)\s+/u)) {
+      const clauseWords = clause.split(/\s+/u);
+      const worth = worthOf(clauseWords);
+      if (worth > best) {
+        best = worth;
+        words = clauseWords;
+      }
+    }
+    if (words.length <= FOCUS_WORDS) return words.join(' ');
+    // of a long clause, the first FOCUS_WORDS words with the most of the question, moved to have them in the middle
+    let from = 0;
+    best = -1;
+    for (let start = 0; start + FOCUS_WORDS <= words.length; start++) {
+      const worth = worthOf(words.slice(start, start + FOCUS_WORDS));
+      if (worth > best) {
+        best = worth;
+        from = start;
+      }
+    }
+    const hits = words.slice(from, from + FOCUS_WORDS).flatMap((token, i) => (worthOf([token]) > 0 ? [from + i] : []));
+    if (hits.length > 0) from = Math.max(0, Math.min(words.length - FOCUS_WORDS, Math.round((hits[0]! + hits.at(-1)!) / 2) - Math.floor(FOCUS_WORDS / 2)));
+    return words.slice(from, from + FOCUS_WORDS).join(' ');
+  };
+  return { language, candidates, quote, focus };
 }
 
 /**
@@ -539,6 +592,22 @@ const analysedSentences = memoised(
   // retrieved chunks are under 2,000 characters (src/domain/documents/chunker.ts)
   { size: 2_000, maxLength: 4_000 },
 );
+
+/** The words of `text` that a negation speaks of ("not only" and "No. 3" are none). */
+function negatedWords(text: string): string[] {
+  const raw = text.normalize('NFC').split(/\s+/u);
+  const tokens = raw.map((token) => token.replace(EDGE_PUNCTUATION, ''));
+  const negated = new Set<number>();
+  tokens.forEach((token, i) => {
+    if (NON_WORD.test(token) || SINHALA_TAMIL_NEGATION.test(token)) {
+      negated.add(i);
+      if (!NON_WORD.test(token) && i > 0) negated.add(i - 1);
+    } else if (ENGLISH_NEGATION.test(token) && !(/^not$/iu.test(token) && /^only$/iu.test(tokens[i + 1] ?? '')) && !(/^no\.$/iu.test(raw[i]!) && /^\p{N}/u.test(tokens[i + 1] ?? ''))) {
+      for (const j of [i + 1, i + 2]) if (j < tokens.length) negated.add(j);
+    }
+  });
+  return [...negated].map((i) => tokens[i]!);
+}
 
 /**
  * How well a sentence's word stands for a question's word: the same word, the same stem

@@ -26,15 +26,21 @@ const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // a name with "!" ("Yahoo! and Google ..."), which end none
 const MARK_IN_TERM_AT_END = /(?:^|\s)(?:#[^\s#]*[?!]|[\p{L}\p{M}\p{N}]+!)$/u;
 const LOWER_CASE_START = /^[a-z]/u;
-// An era's abbreviation ends no sentence before its year ("A.D. 1070"). (Sinhala and Tamil eras
-// and initials, "ක්‍රි.පූ. 1200", "கி.பி. 1017", "ඩී.එස්.", were kept whole too, and measured: a
-// held-out Sinhala answer's sentence grew so long that another passage's outranked it.)
+// A Sinhala or Tamil abbreviation of dotted parts, an era's or a name's initials ("கி.பி. 1017 இல்",
+// "கி.பி. பத்தாம் நூற்றாண்டின்", "ක්‍රි.ව. 1070 දී", "ඩී.එස්. සේනානායක"), ends no sentence before a
+// Sinhala or Tamil word or a number; nor does "A.D." before a year
+const SINHALA_TAMIL_PART = String.raw`[\u0D80-\u0DFF\u0B80-\u0BFF\u200D]{1,8}\.`;
+const SINHALA_TAMIL_ABBREVIATION_AT_END = new RegExp(`(?:^|[\\s(])(?:${SINHALA_TAMIL_PART}){2,5}$`, 'u');
 const ENGLISH_ERA_AT_END = /(?:^|\s|\()(?:A\.D|B\.C|C\.E|B\.C\.E)\.$/u;
+const SINHALA_TAMIL_OR_DIGIT_START = /^[\p{N}\u0D80-\u0DFF\u0B80-\u0BFF]/u;
 const DIGIT_START = /^\p{N}/u;
 // The segmenter also ends a sentence where no space follows: inside a formula, after a prime
-// ("A'.B'") or a stop before a parenthesis ("X = A.(B + B')"). Elsewhere a missing space is the
-// text's ("කොළඹ වේ.එය ...", "in 1948.The ...") and ends the sentence.
+// ("A'.B'") or a stop before a parenthesis ("X = A.(B + B')"), and between the dotted parts of a
+// Sinhala or Tamil abbreviation ("கி.பி.", "ඩී.එස්.": a part, then another). Elsewhere a missing
+// space is the text's ("කොළඹ වේ.එය ...", "in 1948.The ...") and ends the sentence.
 const FORMULA_AT_END = /(?:['’′]\.|\.[([])$/u;
+const SINHALA_TAMIL_PART_AT_END = new RegExp(`(?:^|[\\s(.])${SINHALA_TAMIL_PART}$`, 'u');
+const SINHALA_TAMIL_PART_START = new RegExp(`^${SINHALA_TAMIL_PART}`, 'u');
 
 /**
  * Where the sentences of a text are: each span starts and ends at non-whitespace.
@@ -63,8 +69,10 @@ export function sentenceSpans(text: string): Span[] {
 function goesOn(last: string, gap: string, next: string): boolean {
   return (
     (gap === '' && FORMULA_AT_END.test(last)) ||
+    (gap === '' && SINHALA_TAMIL_PART_AT_END.test(last) && SINHALA_TAMIL_PART_START.test(next)) ||
     NUMBER_ALONE.test(last) ||
     (MARK_IN_TERM_AT_END.test(last) && LOWER_CASE_START.test(next)) ||
+    (SINHALA_TAMIL_ABBREVIATION_AT_END.test(last) && SINHALA_TAMIL_OR_DIGIT_START.test(next)) ||
     (ENGLISH_ERA_AT_END.test(last) && DIGIT_START.test(next))
   );
 }
