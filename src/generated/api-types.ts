@@ -3619,7 +3619,7 @@ export interface components {
                 "application/json": components["schemas"]["AuditLog"];
             };
         };
-        /** @description The request was refused: `detail` names the field and the rule (for example a password shorter than 10 characters or an invalid IP range). */
+        /** @description The request was refused: `detail` names the field, parameter or rule (for example a password shorter than 10 characters, an invalid IP range, or a query parameter the operation does not take). */
         DashboardBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -40,6 +40,7 @@ function partRules(media: MediaTypeSpec): { rules: PartRules; partNames: string 
 class TooLarge extends Error {}
 
 const C1_CONTROL = /[\u0080-\u009F]/u;
+const CONTROL = /\p{Cc}/u;
 
 /** The message for a part whose Content-Disposition has no name (busboy does not read the extended `name*`). */
 function nameless(partNames: string): string {
@@ -137,6 +138,9 @@ export async function readMultipartBody(
       if (!rule.multiple && sameField > 0) problems.push(`Part '${name}' was sent more than once.`);
       // a file name is the document's name by default: never stored damaged
       if (info.filename?.includes('\uFFFD')) problems.push(notUtf8(`The file name of part '${name}'`, 'file names').message);
+      else if (info.filename !== undefined && (CONTROL.test(info.filename) || !info.filename.isWellFormed())) {
+        problems.push(`The file name of part '${name}' contains control characters or unpaired surrogates, which no file name holds: rename the file.`);
+      }
       const file: Received = { name: info.filename || `file-${files.length + 1}`, field: name, type: info.mimeType, chunks: [], size: 0 };
       files.push(file);
       // past the per-file maximum (or the part count) only the size is kept

@@ -14,8 +14,13 @@ const PARSER_ERRORS: Record<string, { status: number; detail: string }> = {
   HPE_HEADER_OVERFLOW: { status: 431, detail: 'The request line and headers are larger than the limit of 16384 bytes.' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request was not received in time.' },
   ERR_HTTP_HEADERS_TIMEOUT: { status: 408, detail: 'The request headers were not received in time.' },
-  // (a method HTTP defines but an operation does not take is the app's 405, with Allow)
-  HPE_INVALID_METHOD: { status: 400, detail: "The request's method is not an HTTP method: each operation takes GET, POST, PUT, PATCH or DELETE (see the API reference)." },
+  // (a method HTTP defines but an operation does not take is the app's 405, with Allow); bytes
+  // after a body longer than its Content-Length are read as the next request's method too
+  HPE_INVALID_METHOD: {
+    status: 400,
+    detail:
+      "The request's method is not an HTTP method (each operation takes GET, POST, PUT, PATCH or DELETE), or the previous request's body was longer than its Content-Length: count the body's bytes (UTF-8), not its characters.",
+  },
 };
 const MALFORMED = 'The request is not valid HTTP/1.1 (for example a header with a control character such as CR or NUL in it).';
 

@@ -127,6 +127,11 @@ describe('JSON bodies that cost more than their size', () => {
       [{ name: 'query', bytes: 'x' }, { name: 'files', filename: nonUtf8Name, type: 'text/plain', bytes: 'notes' }],
       "The file name of part 'files' is not valid UTF-8 text: send file names encoded as UTF-8.",
     ],
+    [
+      'a file name with a C1 control character, by RFC 5987 (it was kept)',
+      [{ name: 'query', bytes: 'x' }, { name: 'files', type: 'text/plain', bytes: 'notes', extra: "; filename*=iso-8859-1''notes%93.txt" }],
+      "The file name of part 'files' contains control characters or unpaired surrogates, which no file name holds: rename the file.",
+    ],
     ['a part without a name (it was "Unknown part \'undefined\'")', [{ name: null, bytes: 'x' }], /^A part has no name: each part needs Content-Disposition: form-data; name="\.\.\."/],
   ] as const)('multipart: %s is 400 saying what to send', async (_, parts, message) => {
     const { body, contentType } = rawMultipart([...parts]);
@@ -242,11 +247,19 @@ describe('requests the HTTP parser refuses are answered in the {detail} shape', 
 });
 
 describe('requests the API does not route', () => {
-  test('a method HTTP does not define is 400 saying so (it blamed control characters in a header)', async () => {
+  test('a method HTTP does not define, or a body longer than its Content-Length, is 400 saying so (it blamed control characters in a header)', async () => {
+    const detail = {
+      detail:
+        "The request's method is not an HTTP method (each operation takes GET, POST, PUT, PATCH or DELETE), or the previous request's body was longer than its Content-Length: count the body's bytes (UTF-8), not its characters.",
+    };
     const answer = await rawExchange('FOO /api/v1/dev/query HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(detailBody(answer)).toEqual({ detail: "The request's method is not an HTTP method: each operation takes GET, POST, PUT, PATCH or DELETE (see the API reference)." });
+    expect(detailBody(answer)).toEqual(detail);
     requestIdOf(answer);
+    // a Content-Length that counted characters: the rest of the body reads as the next request
+    const body = '{"query":"ප්‍රභාසංශ්ලේෂණය යනු කුමක්ද?"}';
+    const counted = await rawExchange(`POST /api/v1/dev/query HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(counted).toContain("the previous request's body was longer than its Content-Length");
   });
 
   test('CONNECT is 405 in the {detail} shape, not a closed connection, with a request id (the client\'s when well formed)', async () => {

@@ -6,6 +6,8 @@ export interface RawPart {
   filename?: string | Uint8Array;
   /** the part's Content-Type header, if any */
   type?: string;
+  /** more Content-Disposition parameters, as sent (e.g. "; filename*=utf-8''a.txt") */
+  extra?: string;
 }
 
 /** A multipart/form-data body byte for byte: FormData cannot send a text part or a file name that is not UTF-8. */
@@ -14,7 +16,7 @@ export function rawMultipart(parts: RawPart[]): { body: Buffer; contentType: str
   const chunks = parts.flatMap((part) => [
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data${part.name === null ? '' : `; name="${part.name}"`}`),
     part.filename === undefined ? Buffer.alloc(0) : Buffer.concat([Buffer.from('; filename="'), Buffer.from(part.filename), Buffer.from('"')]),
-    Buffer.from(`\r\n${part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`}\r\n`),
+    Buffer.from(`${part.extra ?? ''}\r\n${part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`}\r\n`),
     typeof part.bytes === 'string' ? Buffer.from(part.bytes) : part.bytes,
     Buffer.from('\r\n'),
   ]);
