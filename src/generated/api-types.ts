@@ -270,8 +270,8 @@ export interface paths {
         };
         /**
          * List the account's knowledge bases
-         * @description The knowledge bases of the key's account, oldest first, with their document counts and
-         *     sizes. The shared `default` store is not listed. Enterprise plan only (other plans answer `403 forbidden`). Read-only keys may call it.
+         * @description The knowledge bases of the key's account (at most 100, so all in one answer), oldest first,
+         *     with their document counts and sizes. The shared `default` store is not listed. Enterprise plan only (other plans answer `403 forbidden`). Read-only keys may call it.
          */
         get: operations["listKnowledgeBases"];
         put?: never;
@@ -279,7 +279,8 @@ export interface paths {
          * Create a knowledge base
          * @description Creates an empty knowledge base owned by the key's account, with an id made by the service
          *     (`kb_` and 20 letters or digits). Queries read it by that id as `store_id`; only keys of
-         *     the account can. Names are unique per account (`409` otherwise). Enterprise plan only (other plans answer `403 forbidden`). Read-only keys
+         *     the account can. Names are unique per account (`409` otherwise), and an account has at most
+         *     100 knowledge bases (`409` for one more: delete one it no longer needs first). Enterprise plan only (other plans answer `403 forbidden`). Read-only keys
          *     answer `403`. Safe to retry with an `Idempotency-Key`.
          */
         post: operations["createKnowledgeBase"];
@@ -2991,7 +2992,7 @@ export interface components {
              */
             created_at: string;
         };
-        /** @description The account's knowledge bases, oldest first (the shared `default` is not listed). */
+        /** @description The account's knowledge bases, oldest first (the shared `default` is not listed); an account has at most 100. */
         KnowledgeBaseList: {
             knowledge_bases: components["schemas"]["KnowledgeBase"][];
         };
@@ -3968,7 +3969,10 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description The account already has a knowledge base with this name. Counted once. */
+        /**
+         * @description The account already has a knowledge base with this name, or (creating one) already has 100
+         *     knowledge bases, the most one account may have. Counted once.
+         */
         KnowledgeBaseConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -172,6 +172,27 @@ describe('an index that answers a delete with an error', () => {
   });
 });
 
+describe('the knowledge bases one account may have', () => {
+  test('at most 100, also when the last places are asked for at once; deleting one frees its place', async () => {
+    const plan = await storagePlan(server.orm, { documents: 10, pages: 10, bytes: 1_000_000 });
+    const { key: own, accountId } = await newKey(server.orm, { plan });
+    // 97 made beforehand, as the API makes them
+    await server.orm.em
+      .fork()
+      .execute(`insert into store (id, account_id, shared, name, created_at) select 'kb_cap' || n || ?, ?, false, 'made before ' || n, now() from generate_series(1, 97) n`, [accountId.slice(0, 8), accountId]);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call(url(), 'createKnowledgeBase', own, { json: { name: `last ${i}` } })));
+    expect(answers.map((res) => res.status).sort()).toEqual([201, 201, 201, 409, 409, 409]);
+    for (const refused of answers.filter((res) => res.status === 409)) {
+      expect((refused.body as Schemas['Detail']).detail).toBe('This account has 100 knowledge bases, the most one account may have: delete one it no longer needs first.');
+    }
+    const listed = await call(url(), 'listKnowledgeBases', own);
+    const all = (listed.body as Schemas['KnowledgeBaseList']).knowledge_bases;
+    expect(all).toHaveLength(100);
+    expect((await call(url(), 'deleteKnowledgeBase', own, { path: { kb_id: all[0]!.id } })).status).toBe(204);
+    expect((await call(url(), 'createKnowledgeBase', own, { json: { name: 'in its place' } })).status).toBe(201);
+  });
+});
+
 describe('two documents of an account ending at once', () => {
   test('only the one that fits the pages limit ends ready', async () => {
     const plan = await storagePlan(server.orm, { documents: 10, pages: 1, bytes: 1_000_000 });

@@ -89,12 +89,25 @@ export async function documentStateCounts(em: EntityManager, storeIds: string[])
   return counts;
 }
 
+/**
+ * The knowledge bases one account may have: each is a tenant of the search index (its own shards
+ * once written to), and the list of them is answered whole, without pages.
+ */
+export const MAX_KNOWLEDGE_BASES = 100;
+
 export async function createKnowledgeBase(em: EntityManager, principal: Principal, name: string, now: Date): Promise<Store> {
   requireKnowledgeBases(principal);
-  await nameIsFree(em, principal.accountId, name);
-  const store = em.create(Store, { id: randomId('kb_', 20), account: em.getReference(Account, principal.accountId), shared: false, name, createdAt: now });
-  await flushUnique(em, name);
-  return store;
+  return em.transactional(async (tx) => {
+    // one creation at a time per account (from any process), so that concurrent ones cannot pass the cap together
+    await tx.execute('select id from account where id = ? for update', [principal.accountId]);
+    if ((await tx.count(Store, { account: principal.accountId })) >= MAX_KNOWLEDGE_BASES) {
+      throw new ConflictError(`This account has ${MAX_KNOWLEDGE_BASES} knowledge bases, the most one account may have: delete one it no longer needs first.`);
+    }
+    await nameIsFree(tx, principal.accountId, name);
+    const store = tx.create(Store, { id: randomId('kb_', 20), account: tx.getReference(Account, principal.accountId), shared: false, name, createdAt: now });
+    await flushUnique(tx, name);
+    return store;
+  });
 }
 
 /** The account's knowledge bases, oldest first. */
