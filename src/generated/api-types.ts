@@ -270,8 +270,8 @@ export interface paths {
         };
         /**
          * List the account's knowledge bases
-         * @description The knowledge bases of the key's account (at most 100, so all in one answer), oldest first,
-         *     with their document counts and sizes. The shared `default` store is not listed. Enterprise plan only (other plans answer `403 forbidden`). Read-only keys may call it.
+         * @description The knowledge bases of the key's account (an account makes at most 100, so all come in one
+         *     answer), oldest first, with their document counts and sizes. The shared `default` store is not listed. Enterprise plan only (other plans answer `403 forbidden`). Read-only keys may call it.
          */
         get: operations["listKnowledgeBases"];
         put?: never;
@@ -279,8 +279,8 @@ export interface paths {
          * Create a knowledge base
          * @description Creates an empty knowledge base owned by the key's account, with an id made by the service
          *     (`kb_` and 20 letters or digits). Queries read it by that id as `store_id`; only keys of
-         *     the account can. Names are unique per account (`409` otherwise), and an account has at most
-         *     100 knowledge bases (`409` for one more: delete one it no longer needs first). Enterprise plan only (other plans answer `403 forbidden`). Read-only keys
+         *     the account can. Names are unique per account (`409` otherwise), and creating one is `409`
+         *     once the account has 100 knowledge bases: delete one it no longer needs first. Enterprise plan only (other plans answer `403 forbidden`). Read-only keys
          *     answer `403`. Safe to retry with an `Idempotency-Key`.
          */
         post: operations["createKnowledgeBase"];
@@ -2992,7 +2992,7 @@ export interface components {
              */
             created_at: string;
         };
-        /** @description The account's knowledge bases, oldest first (the shared `default` is not listed); an account has at most 100. */
+        /** @description The account's knowledge bases, oldest first (the shared `default` is not listed); an account makes at most 100 over the API and the dashboard. */
         KnowledgeBaseList: {
             knowledge_bases: components["schemas"]["KnowledgeBase"][];
         };

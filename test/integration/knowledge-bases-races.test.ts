@@ -180,7 +180,10 @@ describe('the knowledge bases one account may have', () => {
     await server.orm.em
       .fork()
       .execute(`insert into store (id, account_id, shared, name, created_at) select 'kb_cap' || n || ?, ?, false, 'made before ' || n, now() from generate_series(1, 97) n`, [accountId.slice(0, 8), accountId]);
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call(url(), 'createKnowledgeBase', own, { json: { name: `last ${i}` } })));
+    // half of them with an Idempotency-Key of their own (its row holds a lock on the account: two such deadlocked)
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => call(url(), 'createKnowledgeBase', own, { json: { name: `last ${i}` }, headers: i % 2 ? { 'Idempotency-Key': `cap-${i}-${accountId}` } : {} })),
+    );
     expect(answers.map((res) => res.status).sort()).toEqual([201, 201, 201, 409, 409, 409]);
     for (const refused of answers.filter((res) => res.status === 409)) {
       expect((refused.body as Schemas['Detail']).detail).toBe('This account has 100 knowledge bases, the most one account may have: delete one it no longer needs first.');

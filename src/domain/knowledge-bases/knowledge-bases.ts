@@ -98,8 +98,11 @@ export const MAX_KNOWLEDGE_BASES = 100;
 export async function createKnowledgeBase(em: EntityManager, principal: Principal, name: string, now: Date): Promise<Store> {
   requireKnowledgeBases(principal);
   return em.transactional(async (tx) => {
-    // one creation at a time per account (from any process), so that concurrent ones cannot pass the cap together
-    await tx.execute('select id from account where id = ? for update', [principal.accountId]);
+    // one creation at a time per account (from any process), so that concurrent ones cannot pass
+    // the cap together; "no key update", as the rows that reference the account (the request's
+    // idempotency key, written first) hold a key-share lock on it, which "update" would wait on:
+    // two creations with their own keys deadlocked
+    await tx.execute('select id from account where id = ? for no key update', [principal.accountId]);
     if ((await tx.count(Store, { account: principal.accountId })) >= MAX_KNOWLEDGE_BASES) {
       throw new ConflictError(`This account has ${MAX_KNOWLEDGE_BASES} knowledge bases, the most one account may have: delete one it no longer needs first.`);
     }
