@@ -19,7 +19,7 @@ const PARSER_ERRORS: Record<string, { status: number; detail: string }> = {
   HPE_INVALID_METHOD: {
     status: 400,
     detail:
-      "The request's method is not an HTTP method (each operation takes GET, POST, PUT, PATCH or DELETE), or the previous request's body was longer than its Content-Length: count the body's bytes (UTF-8), not its characters.",
+      "The request's method is not an HTTP method (each operation takes GET, POST, PUT, PATCH or DELETE), or a body on this connection was longer than its Content-Length (its extra bytes were read as a request): count the body's bytes (UTF-8), not its characters.",
   },
 };
 const MALFORMED = 'The request is not valid HTTP/1.1 (for example a header with a control character such as CR or NUL in it).';

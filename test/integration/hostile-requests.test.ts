@@ -250,7 +250,7 @@ describe('requests the API does not route', () => {
   test('a method HTTP does not define, or a body longer than its Content-Length, is 400 saying so (it blamed control characters in a header)', async () => {
     const detail = {
       detail:
-        "The request's method is not an HTTP method (each operation takes GET, POST, PUT, PATCH or DELETE), or the previous request's body was longer than its Content-Length: count the body's bytes (UTF-8), not its characters.",
+        "The request's method is not an HTTP method (each operation takes GET, POST, PUT, PATCH or DELETE), or a body on this connection was longer than its Content-Length (its extra bytes were read as a request): count the body's bytes (UTF-8), not its characters.",
     };
     const answer = await rawExchange('FOO /api/v1/dev/query HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
@@ -259,7 +259,7 @@ describe('requests the API does not route', () => {
     // a Content-Length that counted characters: the rest of the body reads as the next request
     const body = '{"query":"ප්‍රභාසංශ්ලේෂණය යනු කුමක්ද?"}';
     const counted = await rawExchange(`POST /api/v1/dev/query HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    expect(counted).toContain("the previous request's body was longer than its Content-Length");
+    expect(counted).toContain('a body on this connection was longer than its Content-Length');
   });
 
   test('CONNECT is 405 in the {detail} shape, not a closed connection, with a request id (the client\'s when well formed)', async () => {
