@@ -537,6 +537,26 @@ describe('extractive answers', () => {
       passage('--- PAGE 1 ---\nThe mean is the total divided by the number of values. (ලකුණු 2)'),
     ]);
     expect(drafted).toEqual({ answer: 'The mean is the total divided by the number of values.', used: [1] });
+    // after a question's mark, the answer on the next line is still judged with the question's words (it found nothing)
+    const paper = (tag: string, label: string, items: [string, string][]) => passage(items.map(([q, a], i) => `${i + 1}. ${q} ${tag}\n${label}: ${a}`).join('\n'), label === 'Answer' ? 'english' : 'sinhala');
+    const english = paper('[1 mark]', 'Answer', [['When did Buddhism come to Sri Lanka?', 'In 247 B.C.'], ['Who built Sigiriya?', 'King Kashyapa, in the 5th century A.D.']]);
+    expect(extractiveAnswer('Who built Sigiriya?', [english]).answer).toBe('Answer: King Kashyapa, in the 5th century A.D.');
+    const sinhala = paper('[ලකුණු 1]', 'පිළිතුර', [['ලංකාවට බුදුදහම පැමිණියේ කවදාද?', 'ක්‍රි.පූ. 247 දී.'], ['සීගිරිය ඉදි කළේ කවුද?', 'කාශ්‍යප රජු ක්‍රි.ව. 5 වන සියවසේදී.']]);
+    expect(extractiveAnswer('සීගිරිය ඉදි කළේ කවුද?', [sinhala]).answer).toBe('පිළිතුර: කාශ්‍යප රජු ක්‍රි.ව. 5 වන සියවසේදී.');
+  });
+
+  test("a labelled answer is judged with the line above it: a worked example's problem after prose, or a multiple-choice question past its options", () => {
+    const examples = passage('Example 1: A square has sides of 6 cm. Find its area.\nAnswer: 36 square centimetres.\nExample 2: A rectangle is 8 cm long and 5 cm wide. Find its perimeter.\nAnswer: 26 cm.');
+    // (the next example's problem ends the answer)
+    expect(extractiveAnswer('What is the area of the square?', [examples]).answer).toBe('Answer: 36 square centimetres.');
+    expect(extractiveAnswer('What is the perimeter of the rectangle?', [examples]).answer).toBe('Answer: 26 cm.');
+    const sinhala = passage('උදාහරණය 1: සමචතුරස්‍රයක පැත්තක දිග 6 සෙ.මී. එහි වර්ගඵලය සොයන්න.\nපිළිතුර: වර්ග සෙ.මී. 36', 'sinhala');
+    expect(extractiveAnswer('සමචතුරස්‍රයේ වර්ගඵලය කීයද?', [sinhala]).answer).toBe('පිළිතුර: වර්ග සෙ.මී. 36');
+    const paper = passage(
+      '1. Which of the following is not a renewable source of energy?\n(1) solar energy (2) wind energy (3) coal (4) biomass\nAnswer: (3) coal.\n2. Which of the following gases is not a greenhouse gas?\n(1) carbon dioxide (2) methane (3) nitrogen (4) water vapour\nAnswer: (3) nitrogen.',
+    );
+    expect(extractiveAnswer('Which of the following is not a renewable source of energy?', [paper]).answer).toBe('Answer: (3) coal.');
+    expect(extractiveAnswer('Which gas is not a greenhouse gas?', [paper]).answer).toBe('Answer: (3) nitrogen.');
   });
 
   test('"Rs." does not end a sentence, and an exam item after a formula\'s "B." is no initial\'s name', () => {
@@ -672,6 +692,14 @@ describe('extractive answers', () => {
     expect(extractiveAnswer('විදුලිය සන්නයනය නොකරන ද්‍රව්‍ය මොනවාද?', [spaced]).answer).toBe('ප්ලාස්ටික් විදුලිය සන්නයනය නො කරයි.');
     const notOnly = passage('செம்பு மட்டுமல்லாமல் அலுமினியமும் மின்சாரத்தைக் கடத்தும்.\n\nபிளாஸ்டிக் மின்சாரத்தைக் கடத்துவதில்லை.', 'tamil');
     expect(extractiveAnswer('மின்சாரத்தைக் கடத்தாத பொருட்கள் எவை?', [notOnly]).answer).toBe('பிளாஸ்டிக் மின்சாரத்தைக் கடத்துவதில்லை.');
+    // English stopwords after "not" are skipped ("do not have a backbone" negates "backbone")
+    const backbone = passage('Vertebrates such as fish have a backbone.\n\nInsects and worms do not have a backbone.');
+    expect(extractiveAnswer('Which animals do not have a backbone?', [backbone]).answer).toBe('Insects and worms do not have a backbone.');
+    // a particle or a light verb negates the word before it, not itself: "நீர் இல்லாத" and "පිරිසිදු නොකරයි" say nothing of the question's subject
+    const water = passage('நீர் இல்லாத இடங்களிலும் முதுகெலும்பு உள்ள விலங்குகள் வாழ்கின்றன.\n\nபுழுக்கள் போன்ற விலங்குகளுக்கு முதுகெலும்பு இல்லை.', 'tamil');
+    expect(extractiveAnswer('முதுகெலும்பு இல்லாத விலங்குகள் எவை?', [water]).answer).toBe('புழுக்கள் போன்ற விலங்குகளுக்கு முதுகெலும்பு இல்லை.');
+    const clean = passage('ලෝහ විදුලිය සන්නයනය කරයි; ජලය පිරිසිදු නොකරයි.\n\nරබර් සහ ප්ලාස්ටික් වැනි ද්‍රව්‍ය විදුලිය සන්නයනය නොකරයි.', 'sinhala');
+    expect(extractiveAnswer('විදුලිය සන්නයනය නොකරන ද්‍රව්‍ය මොනවාද?', [clean]).answer).toBe('රබර් සහ ප්ලාස්ටික් වැනි ද්‍රව්‍ය විදුලිය සන්නයනය නොකරයි.');
   });
 
   test('a passage that shares less than a quarter of the question\'s content words is on another subject: nothing found', () => {

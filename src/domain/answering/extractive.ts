@@ -46,23 +46,25 @@ const DEFINING_WORD = /\s(?:(?:is|are)\s+(?:a|an|the|called|defined|known)|means
  * of the same word: "Why does ice not sink?" is not answered by "Ice does not conduct heat."
  */
 const NEGATION_WEIGHT = 0.1;
-// An English negation, a whole word, says "not" of the two words after it ("do not conduct
-// electricity", "cannot", "don't", "without", "lacks"); "non-renewable" of itself
+// An English negation, a whole word, says "not" of the next two words that are not stopwords
+// ("do not conduct electricity", "do not have a backbone", "cannot", "don't", "without",
+// "lacks"); "non-renewable" of itself
 const ENGLISH_NEGATION = /^(?:not|no|never|cannot|none|neither|nor|without|lacks?|lacking|\p{L}+n['’]t)$/iu;
 const NON_WORD = /^non-\p{L}/iu;
-// A Sinhala or Tamil negation says "not" of itself and of the word before it ("සන්නයනය
-// නොකරයි", "කොඳු ඇට පෙළක් නැත", "கடத்தாது", "முள்ளந்தண்டு இல்லை", "கடத்துவதில்லை"). Not
-// negations: නොහොත් "or", නොයෙක්/නොයෙකුත් "various", නොබෝ "soon", names (නොවැම්බර්,
-// නොබෙල්, නොර්වේ), words that merely end in -ாத/-ாது after one letter (மாத "monthly", தாது
-// "mineral"), அல்லது "or", அல்லவா (a question tag), மட்டுமல்லாமல் "not only"
-const SINHALA_TAMIL_NEGATION = new RegExp(
-  `^(?:${[
-    'නො(?!හොත්|යෙක්|යෙකුත්|බෝ|වැම්බර්|වෙම්බර්|බෙල්|ර්වේ)[\\p{L}\\p{M}]*|නැති[\\p{L}\\p{M}]*|නැත|නැහැ|[\\p{L}\\p{M}]*රහිත',
-    'இல்லை|இல்லாத[\\p{L}\\p{M}]*|இன்றி|வேண்டாம்|அல்ல(?!து|வா)[\\p{L}\\p{M}]*',
-    '(?![\\p{L}\\p{M}]*மட்டுமல்ல)[\\p{L}\\p{M}]{2,}(?:ா(?:து|த|தவை|தவர்|தவர்கள்|மல்|தே)|வதில்லை|வில்லை)',
-  ].join('|')})$`,
-  'u',
-);
+// A Sinhala or Tamil particle of negation says "not" of the word before it ("කොඳු ඇට පෙළක්
+// නැත", "ජලය රහිත", "முள்ளந்தண்டு இல்லை", "நீர் இல்லாத"), never of itself: a sentence is not
+// about the question's subject for having "இல்லாத" too. Not அல்லது "or" nor அல்லவா (a question tag).
+const PARTICLE_NEGATION = /^(?:නැති[\p{L}\p{M}]*|නැත|නැහැ|රහිත|இல்லை|இல்லாத[\p{L}\p{M}]*|இன்றி|வேண்டாம்|அல்ல(?!து|வா)[\p{L}\p{M}]*)$/u;
+// Sinhala's නො- negates its verb ("නොකරයි", or apart: "නො කරයි") and the word before it, and
+// says "not" of the verb too unless it is a light one (do, be, have: "සන්නයනය නොකරයි" is about
+// සන්නයනය, not about doing). Not නොහොත් "or", නොයෙක්/නොයෙකුත් "various", නොබෝ "soon", nor names
+// (නොවැම්බර්, නොබෙල්, නොර්වේ).
+const SINHALA_NEGATION = /^නො(?!හොත්|යෙක්|යෙකුත්|බෝ|වැම්බර්|වෙම්බර්|බෙල්|ර්වේ)[\p{L}\p{M}]*$/u;
+const SINHALA_LIGHT_VERB = /^(?:කර|කළ|කෙර|වෙ|වන|වූ|වී|ව|ඇත|ඇති|තිබ)/u;
+// A Tamil verb's negative says "not" of the verb itself and the word before it ("மின்சாரத்தைக்
+// கடத்தாது", "கடத்துவதில்லை", "செய்யாமல்"); not words that merely end so after one letter (மாத
+// "monthly", தாது "mineral") nor மட்டுமல்லாமல் "not only"; so is a word with රහිත joined to it
+const NEGATIVE_VERB = /^(?:(?![\p{L}\p{M}]*மட்டுமல்ல)[\p{L}\p{M}]{2,}(?:ா(?:து|த|தவை|தவர்|தவர்கள்|மல்|தே)|வதில்லை|வில்லை)|[\p{L}\p{M}]+රහිත)$/u;
 const EDGE_PUNCTUATION = /^[^\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+$/gu;
 
 /** words a definition's subject may have besides the question's ("The main function of the kidney is ...") */
@@ -141,6 +143,8 @@ const TRUE_OR_FALSE = [
   /සත්‍ය[^\n]{0,20}අසත්‍ය[^\n]*(?:ලියන්න|දක්වන්න|යොදන්න|ලකුණු)/u,
   /சரி[^\n]{0,20}(?:பிழை|தவறு)[^\n]*(?:எழுதுக|குறிப்பிடுக|இடுக)/u,
 ];
+// A multiple-choice option at a line's start ("(1) solar energy", "(b) ...")
+const OPTION = /^\(?(?:[1-5]|[a-eA-E]|i{1,3}|iv|v)\)\s/u;
 // An answer's label ("Answer:", "පිළිතුර:", "விடை:"): an answer, wherever it stands
 const ANSWER_LABEL = /^(?:answer|ans|පිළිතුර|விடை)\s*:/iu;
 // an answer's label with the answer after it ("Answer: SELECT ...;", "Answer: =SUM(B2:B10)"; a bare "Answer:" is a label)
@@ -180,11 +184,13 @@ const NOT_CONTENT = new Set(
     // instructions of exam items, never in their answers
     SINHALA_TAMIL_INSTRUCTIONS,
     // Sinhala function words
-    'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
+    'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත නැති නැහැ රහිත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
     'දක්වා වැනි බව බවට යුතු හැකි හැකිය හැක නිසා විට ගැන පිළිබඳ මත යටතේ සමඟ සමග වෙත යනු දී වල මගින් අනුව ලබා පමණ ය යි',
     // Tamil function words
     'மற்றும் ஒரு இந்த அந்த என்று உள்ள உள்ளது உள்ளன போது மூலம் பற்றி ஆகும் இருந்து வரை என்ற போன்ற அல்லது ஆனால் இது அது என்பது ஆக கொண்ட பல மிக மேலும்',
     'இருக்கும் இருந்தது வேண்டும் முடியும் என அதன் இதன் பின் முன் உடன்',
+    // particles of negation: what counts is what they negate (negatedWords)
+    'இல்லை இல்லாத இன்றி அல்ல அல்லாத',
   ].flatMap((line) => line.split(' ')),
 );
 // Credit for a question word that a sentence has only in another form (by its stem or a shared beginning)
@@ -331,9 +337,9 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
   };
   const asksWhat = asked.length > 0 && ASKS_WHAT.test(question);
   // the question words a negation in the question speaks of, and whether a sentence's negations speak of one of them
-  const negatedInQuestion = new Set(negatedWords(question).flatMap((token) => terms(token).flatMap((term) => asked.flatMap((word, i) => (word.term === term ? [i] : [])))));
+  const negatedAsked = [...new Set(negatedWords(question).flatMap((token) => terms(token).flatMap((term) => asked.flatMap((word, i) => (word.term === term ? [i] : [])))))];
   const negatesAsked = (text: string) =>
-    negatedInQuestion.size > 0 && negatedWords(text).some((token) => terms(token).some((term) => [...negatedInQuestion].some((i) => creditsOf(wordOf(term))[i]! >= PREFIX_CREDIT)));
+    negatedAsked.length > 0 && negatedWords(text).some((token) => terms(token).some((term) => negatedAsked.some((i) => creditsOf(wordOf(term))[i]! >= PREFIX_CREDIT)));
   const sentencesOf: Sentence[][] = passages.map((passage) =>
     analysedSentences(passage.text).map((sentence) => {
       const credit = asked.map(() => 0);
@@ -414,7 +420,10 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     // what follows a list item is the rest of its line, and only that; prose, the rest of its
     // paragraph, or the next one's first sentence when it goes on with the last ("... raw materials
     // into sugar." "The raw materials are ..."); in the answer's language
+    // (a line that heads another answer, such as the next worked example's problem, ends this one)
+    const heads = new Set(own.flatMap((s) => (s.under ? Array.from({ length: s.under.to - s.under.from + 1 }, (_, i) => s.under!.from + i) : [])));
     const follows = (next: number, last: number) =>
+      !heads.has(next) &&
       own[next]!.language === own[last]!.language &&
       (own[best.last]!.item === undefined ? own[next]!.prose && (own[next]!.paragraph === own[last]!.paragraph || continues(own[last]!, own[next]!)) : own[next]!.item === own[best.last]!.item);
     for (let next = best.last + 1; next < own.length && follows(next, last) && quoted.size < MAX_SENTENCES; next++) {
@@ -430,9 +439,19 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     return { answer: [...quoted].sort((a, b) => a - b).map((k) => own[k]!.text).join(' '), used: [best.passage] };
   };
   // how much of the question the words cover, each question word once (as `coverage`)
+  const tokenCredits = new Map<string, number[]>();
+  const creditOfToken = (token: string): number[] => {
+    let credit = tokenCredits.get(token);
+    if (credit === undefined) {
+      credit = asked.map(() => 0);
+      for (const term of terms(token)) creditsOf(wordOf(term)).forEach((c, i) => (credit![i] = Math.max(credit![i]!, c)));
+      tokenCredits.set(token, credit);
+    }
+    return credit;
+  };
   const worthOf = (words: string[]) => {
     const credit = asked.map(() => 0);
-    for (const token of words) for (const term of terms(token)) creditsOf(wordOf(term)).forEach((c, i) => (credit[i] = Math.max(credit[i]!, c)));
+    for (const token of words) creditOfToken(token).forEach((c, i) => (credit[i] = Math.max(credit[i]!, c)));
     return credit.reduce((sum, c) => sum + c, 0);
   };
   const focus = (candidate: Candidate): string => {
@@ -594,20 +613,34 @@ const analysedSentences = memoised(
 );
 
 /** The words of `text` that a negation speaks of ("not only" and "No. 3" are none). */
-function negatedWords(text: string): string[] {
-  const raw = text.normalize('NFC').split(/\s+/u);
-  const tokens = raw.map((token) => token.replace(EDGE_PUNCTUATION, ''));
-  const negated = new Set<number>();
-  tokens.forEach((token, i) => {
-    if (NON_WORD.test(token) || SINHALA_TAMIL_NEGATION.test(token)) {
-      negated.add(i);
-      if (!NON_WORD.test(token) && i > 0) negated.add(i - 1);
-    } else if (ENGLISH_NEGATION.test(token) && !(/^not$/iu.test(token) && /^only$/iu.test(tokens[i + 1] ?? '')) && !(/^no\.$/iu.test(raw[i]!) && /^\p{N}/u.test(tokens[i + 1] ?? ''))) {
-      for (const j of [i + 1, i + 2]) if (j < tokens.length) negated.add(j);
-    }
-  });
-  return [...negated].map((i) => tokens[i]!);
-}
+const negatedWords = memoised(
+  (text: string): string[] => {
+    const raw = text.normalize('NFC').split(/\s+/u);
+    const tokens = raw.map((token) => token.replace(EDGE_PUNCTUATION, ''));
+    const negated = new Set<number>();
+    const add = (...at: number[]) => at.forEach((j) => j >= 0 && j < tokens.length && negated.add(j));
+    tokens.forEach((token, i) => {
+      if (NON_WORD.test(token) || NEGATIVE_VERB.test(token)) add(i, NEGATIVE_VERB.test(token) && !token.includes('රහිත') ? i - 1 : -1);
+      else if (PARTICLE_NEGATION.test(token)) add(i - 1);
+      else if (SINHALA_NEGATION.test(token)) {
+        // the verb: the rest of the word, or the next word after නො standing apart
+        const [verb, at] = token === 'නො' ? [tokens[i + 1] ?? '', i + 1] : [token.slice('නො'.length), i];
+        add(i - 1, SINHALA_LIGHT_VERB.test(verb) ? -1 : at);
+      } else if (ENGLISH_NEGATION.test(token) && !(/^not$/iu.test(token) && /^only$/iu.test(tokens[i + 1] ?? '')) && !(/^no\.$/iu.test(raw[i]!) && /^\p{N}/u.test(tokens[i + 1] ?? ''))) {
+        // the next two words that are not stopwords, within four
+        let found = 0;
+        for (let j = i + 1; j <= i + 4 && j < tokens.length && found < 2; j++) {
+          if (terms(tokens[j]!).length > 0) {
+            add(j);
+            found++;
+          }
+        }
+      }
+    });
+    return [...negated].map((i) => tokens[i]!);
+  },
+  { size: 2_000, maxLength: 2_000 },
+);
 
 /**
  * How well a sentence's word stands for a question's word: the same word, the same stem
@@ -658,6 +691,13 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     const sentence = raw.replace(MARK_ALLOCATION, '');
     const marks = raw.search(MARK_ALLOCATION) >= 0;
     const previous = out.at(-1);
+    // a mark allocation the segmenter cut off its question ("2. Who built Sigiriya? [1 mark]") is
+    // that question's: as a sentence of its own it ended the question's line, whose answer below
+    // was then judged without the question's words (an exam paper's items found nothing)
+    if (previous !== undefined && sameLine && marks && sentence.trim() === '') {
+      marked[marked.length - 1] = true;
+      continue;
+    }
     // (an exam item after "... A'.B." starts anew: its "B." was no initial; so does an answer's
     // label after "... with inputs A and B.")
     if (previous !== undefined && !EXAM_ITEM.test(sentence) && !ANSWER_LABEL.test(sentence) && ((INITIAL_AT_END.test(previous.text) && !UNIT_AT_END.test(previous.text)) || (sameLine && ABBREVIATION_IN_PARENTHESES.test(previous.text)))) {
@@ -743,6 +783,22 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // each item of a list right under a heading ("ஒளித்தொகுப்பின் முக்கியத்துவம்" over "• ..."), on
     // its first sentence; not under a question, whose items are its options or instructions
     else if (!asks) for (; k < out.length && out[k]!.item !== undefined; k++) if (out[k]!.item === k) out[k]!.under = under;
+  }
+  // a line of prose and then a question or an instruction (a worked example's: "A square has
+  // sides of 6 cm. Find its area.") heads the labelled answer on the next line ("Answer: 36
+  // square centimetres."), as a question on a line of its own does: the problem was quoted
+  // (past a multiple-choice question's options: "(1) solar energy (2) wind energy (3) coal", or a list)
+  const lineStart = (j: number) => {
+    while (j > 0 && onLine[j]) j--;
+    return j;
+  };
+  for (let k = 1; k < out.length; k++) {
+    if (onLine[k] || out[k]!.under !== undefined || out[k]!.item !== undefined || !ANSWER_LABEL.test(out[k]!.text)) continue;
+    let from = lineStart(k - 1);
+    // (options the numbered-lines pass took for a list, its number gone, are items)
+    while (from > 0 && (OPTION.test(out[from]!.text) || out[from]!.item !== undefined)) from = lineStart(from - 1);
+    const line = out.slice(from, k);
+    if (line.some((s) => QUESTION_END.test(s.text)) || instructs(line.map((s) => s.text).join(' '))) out[k]!.under = { from, to: k - 1, weight: 1 };
   }
   // a list after a sentence ending in ":" is what that sentence announces, after prose on its line
   // or as a line of its own of a few words, unless it instructs ("List three uses of water:");
