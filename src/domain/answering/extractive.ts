@@ -52,8 +52,8 @@ const NEGATION_WEIGHT = 0.1;
 const ENGLISH_NEGATION = /^(?:not|no|never|cannot|none|neither|nor|without|lacks?|lacking|\p{L}+n['’]t)$/iu;
 const NON_WORD = /^non-\p{L}/iu;
 // A Sinhala or Tamil particle of negation says "not" of the word before it ("කොඳු ඇට පෙළක්
-// නැත", "ජලය රහිත", "முள்ளந்தண்டு இல்லை", "நீர் இல்லாத"), never of itself: a sentence is not
-// about the question's subject for having "இல்லாத" too. Not அல்லது "or" nor அல்லவா (a question tag).
+// නැත", "ජලය රහිත", "முள்ளந்தண்டு இல்லை", "நீர் இல்லாத"), never of itself: a sentence does not
+// say "not" of the question's subject for having "இல்லாத" too. Not அல்லது "or" nor அல்லவா (a question tag).
 const PARTICLE_NEGATION = /^(?:නැති[\p{L}\p{M}]*|නැත|නැහැ|රහිත|இல்லை|இல்லாத[\p{L}\p{M}]*|இன்றி|வேண்டாம்|அல்ல(?!து|வா)[\p{L}\p{M}]*)$/u;
 // Sinhala's නො- negates its verb ("නොකරයි", or apart: "නො කරයි") and the word before it, and
 // says "not" of the verb too unless it is a light one (do, be, have: "සන්නයනය නොකරයි" is about
@@ -143,8 +143,6 @@ const TRUE_OR_FALSE = [
   /සත්‍ය[^\n]{0,20}අසත්‍ය[^\n]*(?:ලියන්න|දක්වන්න|යොදන්න|ලකුණු)/u,
   /சரி[^\n]{0,20}(?:பிழை|தவறு)[^\n]*(?:எழுதுக|குறிப்பிடுக|இடுக)/u,
 ];
-// A multiple-choice option at a line's start ("(1) solar energy", "(b) ...")
-const OPTION = /^\(?(?:[1-5]|[a-eA-E]|i{1,3}|iv|v)\)\s/u;
 // An answer's label ("Answer:", "පිළිතුර:", "விடை:"): an answer, wherever it stands
 const ANSWER_LABEL = /^(?:answer|ans|පිළිතුර|விடை)\s*:/iu;
 // an answer's label with the answer after it ("Answer: SELECT ...;", "Answer: =SUM(B2:B10)"; a bare "Answer:" is a label)
@@ -184,13 +182,11 @@ const NOT_CONTENT = new Set(
     // instructions of exam items, never in their answers
     SINHALA_TAMIL_INSTRUCTIONS,
     // Sinhala function words
-    'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත නැති නැහැ රහිත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
+    'විසින් සඳහා ලෙස ලද ලදී කරන කළ කළේ කර කරයි කරනු කිරීම කිරීමට වූ වන වී ඇති ඇත නැත වේ විය නොවේ සහ හා හෝ මෙම එම ඒ මේ එය අතර නමුත් පසු පෙර තුළ සිට',
     'දක්වා වැනි බව බවට යුතු හැකි හැකිය හැක නිසා විට ගැන පිළිබඳ මත යටතේ සමඟ සමග වෙත යනු දී වල මගින් අනුව ලබා පමණ ය යි',
     // Tamil function words
     'மற்றும் ஒரு இந்த அந்த என்று உள்ள உள்ளது உள்ளன போது மூலம் பற்றி ஆகும் இருந்து வரை என்ற போன்ற அல்லது ஆனால் இது அது என்பது ஆக கொண்ட பல மிக மேலும்',
     'இருக்கும் இருந்தது வேண்டும் முடியும் என அதன் இதன் பின் முன் உடன்',
-    // particles of negation: what counts is what they negate (negatedWords)
-    'இல்லை இல்லாத இன்றி அல்ல அல்லாத',
   ].flatMap((line) => line.split(' ')),
 );
 // Credit for a question word that a sentence has only in another form (by its stem or a shared beginning)
@@ -420,10 +416,7 @@ export function rankCandidates(question: string, passages: Passage[]): Ranked {
     // what follows a list item is the rest of its line, and only that; prose, the rest of its
     // paragraph, or the next one's first sentence when it goes on with the last ("... raw materials
     // into sugar." "The raw materials are ..."); in the answer's language
-    // (a line that heads another answer, such as the next worked example's problem, ends this one)
-    const heads = new Set(own.flatMap((s) => (s.under ? Array.from({ length: s.under.to - s.under.from + 1 }, (_, i) => s.under!.from + i) : [])));
     const follows = (next: number, last: number) =>
-      !heads.has(next) &&
       own[next]!.language === own[last]!.language &&
       (own[best.last]!.item === undefined ? own[next]!.prose && (own[next]!.paragraph === own[last]!.paragraph || continues(own[last]!, own[next]!)) : own[next]!.item === own[best.last]!.item);
     for (let next = best.last + 1; next < own.length && follows(next, last) && quoted.size < MAX_SENTENCES; next++) {
@@ -783,22 +776,6 @@ function answerSentences(passageText: string): Pick<Sentence, 'text' | 'prose' |
     // each item of a list right under a heading ("ஒளித்தொகுப்பின் முக்கியத்துவம்" over "• ..."), on
     // its first sentence; not under a question, whose items are its options or instructions
     else if (!asks) for (; k < out.length && out[k]!.item !== undefined; k++) if (out[k]!.item === k) out[k]!.under = under;
-  }
-  // a line of prose and then a question or an instruction (a worked example's: "A square has
-  // sides of 6 cm. Find its area.") heads the labelled answer on the next line ("Answer: 36
-  // square centimetres."), as a question on a line of its own does: the problem was quoted
-  // (past a multiple-choice question's options: "(1) solar energy (2) wind energy (3) coal", or a list)
-  const lineStart = (j: number) => {
-    while (j > 0 && onLine[j]) j--;
-    return j;
-  };
-  for (let k = 1; k < out.length; k++) {
-    if (onLine[k] || out[k]!.under !== undefined || out[k]!.item !== undefined || !ANSWER_LABEL.test(out[k]!.text)) continue;
-    let from = lineStart(k - 1);
-    // (options the numbered-lines pass took for a list, its number gone, are items)
-    while (from > 0 && (OPTION.test(out[from]!.text) || out[from]!.item !== undefined)) from = lineStart(from - 1);
-    const line = out.slice(from, k);
-    if (line.some((s) => QUESTION_END.test(s.text)) || instructs(line.map((s) => s.text).join(' '))) out[k]!.under = { from, to: k - 1, weight: 1 };
   }
   // a list after a sentence ending in ":" is what that sentence announces, after prose on its line
   // or as a line of its own of a few words, unless it instructs ("List three uses of water:");
