@@ -23,7 +23,7 @@ const LINE_WRAP = new RegExp(
 const NUMBER_ALONE = /^\(?[0-9ivx]{1,4}[.)]$/iu;
 // The segmenter ends a sentence at "?" or "!" even before a lower-case word, as in a spreadsheet's
 // error values ("#NAME? appears when ...", "#DIV/0! appears ..."), a factorial ("5! means ...") and
-// a name with "!" ("Yahoo! and Google ..."), which end none
+// any word with "!" ("Yahoo! and Google ..."; also "Wow! look ..."), which end none
 const MARK_IN_TERM_AT_END = /(?:^|\s)(?:#[^\s#]*[?!]|[\p{L}\p{M}\p{N}]+!)$/u;
 const LOWER_CASE_START = /^[a-z]/u;
 // A Sinhala or Tamil abbreviation of dotted parts, an era's or a name's initials ("கி.பி. 1017 இல்",
