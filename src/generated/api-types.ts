@@ -3240,7 +3240,7 @@ export interface components {
          * @description The request was refused before processing. `detail` is one readable sentence naming the
          *     part and the rule; schema violations may add `errors` (one item per violation). Causes:
          *     missing or empty `query` part, unknown parts, a part of the wrong length or pattern, a
-         *     text part that is not UTF-8 (or ISO-8859-1 or UTF-16LE when its `Content-Type` names that charset; another charset, or C1 control characters, is refused), a part without a name, a file name that is not UTF-8, a `filters` part that is not a JSON object with the Filters keys and values, more than 5
+         *     text part that is not UTF-8 (or ISO-8859-1 or UTF-16LE when its `Content-Type` names that charset; a charset the service does not read is refused), a part without a name, a file name that is not UTF-8, a `filters` part that is not a JSON object with the Filters keys and values, more than 5
          *     `files` parts, unsupported file type, a file larger than 10485760 bytes, content that
          *     disagrees with the detected type, a file that cannot be read (a damaged or
          *     password-protected PDF, a PDF of more than 2000 pages or whose content (not its images)
@@ -3919,7 +3919,7 @@ export interface components {
          * @description The request was refused before anything was changed: a body, part or parameter that breaks
          *     the contract (the `detail` names it and the rule; an id in the path that cannot be an id,
          *     such as one with a `/`), a `metadata` part that is not a JSON
-         *     object with the metadata keys and values, a text part that is not UTF-8 (or ISO-8859-1 or UTF-16LE when its `Content-Type` names that charset; another charset, or C1 control characters, is refused), a part without a name, a file name that is not UTF-8, a file larger than 52428800 bytes, or an
+         *     object with the metadata keys and values, a text part that is not UTF-8 (or ISO-8859-1 or UTF-16LE when its `Content-Type` names that charset; a charset the service does not read is refused), a part without a name, a file name that is not UTF-8, a file larger than 52428800 bytes, or an
          *     `Idempotency-Key` already used with a different request. Counted once.
          */
         KnowledgeBaseBadRequest: {

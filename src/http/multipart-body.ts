@@ -39,7 +39,6 @@ function partRules(media: MediaTypeSpec): { rules: PartRules; partNames: string 
 
 class TooLarge extends Error {}
 
-const C1_CONTROL = /[\u0080-\u009F]/u;
 const CONTROL = /\p{Cc}/u;
 
 /** The message for a part whose Content-Disposition has no name (busboy does not read the extended `name*`). */
@@ -167,8 +166,6 @@ export async function readMultipartBody(
     // replaces bytes that are not UTF-8 with U+FFFD, handing over neither the bytes nor the
     // charset: U+FFFD is their only trace, and text that holds one was damaged before it was sent
     if (value.includes('\uFFFD')) throw notUtf8(`Part '${name}'`, 'it');
-    // C1 controls are no text: windows-1252 bytes (curly quotes, the euro sign) read as ISO-8859-1, which busboy does for both
-    if (C1_CONTROL.test(value)) throw new InvalidRequestError(`Part '${name}' contains control characters U+0080 to U+009F, which no text holds (text in windows-1252 read as ISO-8859-1?): send it as UTF-8.`);
     parts[name] = rules.json.has(name) ? jsonPart(name, value, media.schema.properties?.[name]) : value;
   }
   checkWellFormed(parts);
